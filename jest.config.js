@@ -1,0 +1,16 @@
+/** Jest runs the TypeScript sources as native ESM (AdminJS is ESM-only), transformed by swc. */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022', keepClassNames: true },
+      module: { type: 'es6' },
+    }],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  setupFiles: ['<rootDir>/test/setup-env.ts'],
+  testTimeout: 20000,
+};
