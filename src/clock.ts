@@ -1,0 +1,32 @@
+/**
+ * The time source for every timestamp the framework writes.
+ *
+ * Readings are strictly increasing within a process: two writes in the same
+ * millisecond still get distinct `updated_at` values, so "newest first" stays
+ * the order in which the writes really happened.
+ */
+export interface Clock {
+  now(): Date;
+}
+
+export function monotonicClock(source: () => number = Date.now): Clock {
+  let last = 0;
+  return {
+    now(): Date {
+      const reading = source();
+      last = reading > last ? reading : last + 1;
+      return new Date(last);
+    },
+  };
+}
+
+let current: Clock = monotonicClock();
+
+export function clock(): Clock {
+  return current;
+}
+
+/** Tests replace the clock to test expiry and ordering without sleeping. */
+export function setClock(replacement: Clock): void {
+  current = replacement;
+}

@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from './paths.js';
+
+export interface Config {
+  /** `sqlite:<path>` (relative to the project root), `sqlite::memory:` or `postgres://…`. */
+  databaseUrl: string;
+  port: number;
+  host: string;
+  secretKey: string | undefined;
+  debug: boolean;
+  /** Minutes a token lives after its `created_at`; null: tokens never expire. */
+  tokenExpirationMinutes: number | null;
+  /** IANA zone in which the paginated site shows timestamps. */
+  timeZone: string;
+  apiForceJson: boolean;
+  redisUrl: string | undefined;
+  webConcurrency: number;
+  /** PBKDF2 iterations of new password hashes (Django's 600,000 unless a test lowers it). */
+  passwordIterations: number;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  logLevel: string;
+  production: boolean;
+}
+
+/** A setting with a value that cannot be used; the message key is in `locales/<lang>/cli.json`. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly value: string,
+    readonly expected: string,
+  ) {
+    super(`${variable}=${value}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/db.sqlite3';
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) throw new ConfigError(name, raw, `integer ${min}-${max}`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined || ['0', 'false', 'no', 'off'].includes(raw)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  throw new ConfigError(name, raw, 'boolean');
+}
+
+function timeZone(env: Env): string {
+  const raw = text(env, 'TIME_ZONE') ?? 'UTC';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: raw });
+  } catch {
+    throw new ConfigError('TIME_ZONE', raw, 'IANA time zone');
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const expiration = text(env, 'TOKEN_EXPIRATION_MINUTES');
+  return {
+    databaseUrl: text(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL,
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    secretKey: text(env, 'SECRET_KEY'),
+    debug: flag(env, 'DEBUG'),
+    tokenExpirationMinutes:
+      expiration === undefined ? null : integer(env, 'TOKEN_EXPIRATION_MINUTES', 0, 1, 10_000_000),
+    timeZone: timeZone(env),
+    apiForceJson: flag(env, 'API_FORCE_JSON'),
+    redisUrl: text(env, 'REDIS_URL'),
+    webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
+    passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
+    bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
+    logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    production: env.NODE_ENV === 'production',
+  };
+}
+
+/** Reads `.env` at the project root into process.env, without overriding what is already set. */
+export function loadDotEnv(file = path.join(projectRoot, '.env')): void {
+  if (existsSync(file)) process.loadEnvFile(file);
+}

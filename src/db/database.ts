@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Sequelize, type Options } from 'sequelize';
+import { ConfigError } from '../config.js';
+import { projectRoot } from '../paths.js';
+
+export type DatabaseTarget =
+  | { dialect: 'sqlite'; storage: string }
+  | { dialect: 'postgres'; url: string };
+
+const MEMORY = ':memory:';
+
+/**
+ * `sqlite:<path>` (absolute, or relative to the project root), `sqlite:///abs/path`,
+ * `sqlite::memory:`, or `postgres://…` / `postgresql://…`.
+ */
+export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
+  const match = /^sqlite:(.*)$/i.exec(url);
+  if (!match || match[1] === undefined || match[1] === '') {
+    throw new ConfigError('DATABASE_URL', url, 'sqlite:<path>, sqlite::memory: or postgres://…');
+  }
+  let file = match[1];
+  if (file === MEMORY) return { dialect: 'sqlite', storage: MEMORY };
+  if (file.startsWith('//')) file = file.slice(2); // sqlite:///abs → /abs, sqlite://rel → rel
+  return { dialect: 'sqlite', storage: path.resolve(root, decodeURIComponent(file)) };
+}
+
+interface SqliteConnection {
+  run(sql: string, callback: (error: Error | null) => void): void;
+}
+
+function runPragma(connection: SqliteConnection, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => connection.run(sql, (error) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * SQLite runs in WAL mode with a busy timeout, so readers never block the
+ * writer and concurrent writers wait for each other instead of failing.
+ */
+async function configureSqlite(connection: SqliteConnection, storage: string): Promise<void> {
+  await runPragma(connection, 'PRAGMA busy_timeout = 10000');
+  await runPragma(connection, 'PRAGMA foreign_keys = ON');
+  if (storage !== MEMORY) {
+    await runPragma(connection, 'PRAGMA journal_mode = WAL');
+    await runPragma(connection, 'PRAGMA synchronous = NORMAL');
+  }
+}
+
+export function openDatabase(url: string): Sequelize {
+  const target = parseDatabaseUrl(url);
+  const common: Options = { logging: false, define: { underscored: true } };
+  if (target.dialect === 'postgres') {
+    return new Sequelize(target.url, { ...common, dialect: 'postgres', pool: { max: 10 } });
+  }
+  if (target.storage !== MEMORY) mkdirSync(path.dirname(target.storage), { recursive: true });
+  const sequelize = new Sequelize({
+    ...common,
+    dialect: 'sqlite',
+    storage: target.storage,
+  });
+  // Sequelize's SQLite driver opens a connection per transaction and runs no
+  // afterConnect hooks, so each new connection is configured as it is handed out.
+  const manager = sequelize.connectionManager as unknown as {
+    getConnection(options?: unknown): Promise<SqliteConnection>;
+  };
+  const getConnection = manager.getConnection.bind(manager);
+  const configured = new WeakSet<SqliteConnection>();
+  manager.getConnection = async (options) => {
+    const connection = await getConnection(options);
+    if (!configured.has(connection)) {
+      configured.add(connection);
+      await configureSqlite(connection, target.storage);
+    }
+    return connection;
+  };
+  return sequelize;
+}

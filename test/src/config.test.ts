@@ -1,0 +1,67 @@
+import { describe, expect, test } from '@jest/globals';
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from '../../src/config.js';
+
+describe('configuration from the environment', () => {
+  test('defaults serve on 127.0.0.1:8000 over the SQLite file under data/', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: DEFAULT_DATABASE_URL,
+      port: 8000,
+      host: '127.0.0.1',
+      debug: false,
+      tokenExpirationMinutes: null,
+      timeZone: 'UTC',
+      apiForceJson: false,
+      webConcurrency: 1,
+      passwordIterations: 600000,
+    });
+    expect(DEFAULT_DATABASE_URL).toBe('sqlite:data/db.sqlite3');
+  });
+
+  test('every documented variable is read', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@h/db',
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      SECRET_KEY: 's3cret',
+      DEBUG: 'true',
+      TOKEN_EXPIRATION_MINUTES: '60',
+      TIME_ZONE: 'Asia/Tokyo',
+      API_FORCE_JSON: '1',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      WEB_CONCURRENCY: '2',
+    });
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://u@h/db',
+      port: 9000,
+      host: '0.0.0.0',
+      secretKey: 's3cret',
+      debug: true,
+      tokenExpirationMinutes: 60,
+      timeZone: 'Asia/Tokyo',
+      apiForceJson: true,
+      redisUrl: 'redis://127.0.0.1:6379',
+      webConcurrency: 2,
+    });
+  });
+
+  test('empty values count as unset', () => {
+    expect(loadConfig({ PORT: '', TOKEN_EXPIRATION_MINUTES: ' ' })).toMatchObject({ port: 8000, tokenExpirationMinutes: null });
+  });
+
+  test.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DEBUG', 'maybe'],
+    ['TIME_ZONE', 'Mars/Olympus'],
+    ['TOKEN_EXPIRATION_MINUTES', '-5'],
+    ['WEB_CONCURRENCY', '0'],
+  ])('%s=%s is refused with the variable named', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ [variable]: value });
+    } catch (error) {
+      expect((error as ConfigError).variable).toBe(variable);
+    }
+  });
+});
