@@ -1,0 +1,101 @@
+/**
+ * The one error catalogue. Every error the framework raises has a code, a
+ * default status and a message key; the site that renders it decides its
+ * shape (`{"detail": …}` or `{"message": …}`) and may map the status.
+ */
+export const ERRORS = {
+  not_authenticated: { status: 401, key: 'errors.not_authenticated' },
+  authentication_failed: { status: 401, key: 'errors.authentication_failed' },
+  basic_header_no_credentials: { status: 401, key: 'errors.basic_header_no_credentials' },
+  basic_header_spaces: { status: 401, key: 'errors.basic_header_spaces' },
+  basic_header_encoding: { status: 401, key: 'errors.basic_header_encoding' },
+  permission_denied: { status: 403, key: 'errors.permission_denied' },
+  not_found: { status: 404, key: 'errors.not_found' },
+  invalid_page: { status: 404, key: 'errors.invalid_page' },
+  method_not_allowed: { status: 405, key: 'errors.method_not_allowed' },
+  parse_error_json: { status: 400, key: 'errors.parse_error_json' },
+  parse_error_form: { status: 400, key: 'errors.parse_error_form' },
+  payload_too_large: { status: 413, key: 'errors.payload_too_large' },
+  unsupported_media_type: { status: 415, key: 'errors.unsupported_media_type' },
+  validation_failed: { status: 400, key: 'errors.validation_failed' },
+  throttled: { status: 429, key: 'errors.throttled' },
+  server_error: { status: 500, key: 'errors.server_error' },
+} as const satisfies Record<string, { status: number; key: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Field-level validation failures; their texts live under `validation.` in each site's catalogue. */
+export const FIELD_ERRORS = {
+  required: 'validation.required',
+  null: 'validation.null',
+  blank: 'validation.blank',
+  max_length: 'validation.max_length',
+  invalid_string: 'validation.invalid_string',
+  invalid_boolean: 'validation.invalid_boolean',
+  null_characters: 'validation.null_characters',
+  invalid_email: 'validation.invalid_email',
+  invalid_username: 'validation.invalid_username',
+  unique: 'validation.unique',
+  invalid_data: 'validation.invalid_data',
+} as const satisfies Record<string, string>;
+
+export type FieldErrorCode = keyof typeof FIELD_ERRORS;
+export type MessageParams = Record<string, string | number>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: MessageParams = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(code);
+    this.name = 'ApiError';
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+
+  get messageKey(): string {
+    return ERRORS[this.code].key;
+  }
+}
+
+export interface FieldError {
+  code: FieldErrorCode;
+  params: MessageParams;
+}
+
+/** Several fields may fail at once; only the failing ones are reported. */
+export class ValidationError extends ApiError {
+  /** `resource` keys the field labels in the `resources` catalogue. */
+  constructor(
+    readonly fields: Readonly<Record<string, FieldError[]>>,
+    readonly resource?: string,
+  ) {
+    super('validation_failed');
+    this.name = 'ValidationError';
+  }
+}
+
+/** Collects field errors in declaration order and throws them together. */
+export class FieldErrors {
+  private readonly collected: Record<string, FieldError[]> = {};
+
+  add(field: string, code: FieldErrorCode, params: MessageParams = {}): void {
+    (this.collected[field] ??= []).push({ code, params });
+  }
+
+  has(field: string): boolean {
+    return field in this.collected;
+  }
+
+  throwIfAny(resource?: string): void {
+    if (Object.keys(this.collected).length > 0) throw new ValidationError(this.collected, resource);
+  }
+}
+
+/** Anything thrown that is not an ApiError is a bug: it becomes a 500 whose details stay in the log. */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError('server_error');
+}
