@@ -1,0 +1,29 @@
+import { isAuthenticated, isOwnerOrStaff } from '../src/permissions.js';
+import { defineResource, field } from '../src/resource.js';
+
+export default defineResource({
+  name: 'Comment',
+  table: 'comments',
+  fields: {
+    id: field.id(),
+    title: field.string({ maxLength: 255 }),
+    body: field.text({ maxLength: 65_535 }),
+    user_id: field.reference('User', { as: 'owner', nullable: true, readOnly: true, onDelete: 'SET NULL' }),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
+  },
+  ownerField: 'user_id',
+  permissions: [isAuthenticated, isOwnerOrStaff],
+  sites: {
+    paginated: {
+      path: 'comments',
+      actions: ['list', 'retrieve', 'create', 'update', 'partial_update', 'destroy'],
+      fields: ['id', 'title', 'body', 'updated_at'],
+      rules: { title: { maxLength: 10 }, body: { maxLength: 15 } },
+      ordering: [
+        ['updated_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
+    },
+  },
+});

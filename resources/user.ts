@@ -1,0 +1,25 @@
+import { defineResource, field } from '../src/resource.js';
+
+/** Accounts: Django's auth.user columns plus Laravel's, so users of either migrate as they are. */
+export default defineResource({
+  name: 'User',
+  table: 'users',
+  fields: {
+    id: field.id(),
+    username: field.string({ maxLength: 150, format: 'username', unique: true }),
+    name: field.string({ maxLength: 255, default: '' }),
+    first_name: field.string({ maxLength: 150, default: '' }),
+    last_name: field.string({ maxLength: 150, default: '' }),
+    email: field.string({ maxLength: 254, format: 'email', unique: true, caseInsensitive: true }),
+    password: field.string({ maxLength: 255, hidden: true }),
+    is_superuser: field.boolean({ default: false }),
+    is_staff: field.boolean({ default: false }),
+    is_active: field.boolean({ default: true }),
+    email_verified_at: field.datetime({ nullable: true }),
+    remember_token: field.string({ maxLength: 100, nullable: true, hidden: true }),
+    last_login: field.datetime({ nullable: true }),
+    created_at: field.createdAt(),
+    updated_at: field.updatedAt(),
+  },
+  userModel: { usernameField: 'username', emailField: 'email', displayField: 'name' },
+});

@@ -1,0 +1,142 @@
+import { UniqueConstraintError } from 'sequelize';
+import { FieldErrors, ValidationError } from '../errors.js';
+import { WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import { Serializer } from '../serializers.js';
+import type { UserModelContract } from '../resource.js';
+import { utcTimestamp } from '../timestamps.js';
+import type { PasswordHasher } from './hashers.js';
+
+/** The authenticated user as the rest of the framework sees it. */
+export interface AuthUser {
+  id: number;
+  username: string;
+  displayName: string;
+  isStaff: boolean;
+  isSuperuser: boolean;
+}
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  name?: string;
+  password: string;
+  isStaff?: boolean;
+  isSuperuser?: boolean;
+}
+
+/** Columns every account model has, besides those its contract names (as Django's AbstractUser). */
+const REQUIRED_COLUMNS = ['id', 'password', 'is_active', 'is_staff', 'is_superuser'] as const;
+
+/**
+ * Accounts and password checks over whichever resource declares `userModel`.
+ * Every password check costs the same whether or not the account exists.
+ */
+export class Accounts {
+  private readonly users: BoundResource;
+  private readonly contract: UserModelContract;
+  private readonly creation: Serializer;
+
+  constructor(
+    registry: ResourceRegistry,
+    readonly hasher: PasswordHasher,
+  ) {
+    this.users = registry.users();
+    const contract = this.users.declaration.userModel;
+    if (!contract) throw new Error('The user model has no userModel contract');
+    this.contract = contract;
+    for (const column of REQUIRED_COLUMNS) {
+      if (!(column in this.users.declaration.fields)) throw new Error(`The user model lacks the ${column} field`);
+    }
+    const { usernameField, emailField, displayField } = this.contract;
+    this.creation = new Serializer(this.users, {
+      fields: [usernameField, emailField, displayField],
+      rules: { [usernameField]: { required: true }, [emailField]: { required: true } },
+      formatTimestamp: utcTimestamp,
+    });
+  }
+
+  toAuthUser(row: Row): AuthUser {
+    return {
+      id: row.get('id') as number,
+      username: row.get(this.contract.usernameField) as string,
+      displayName: (row.get(this.contract.displayField) as string) || (row.get(this.contract.usernameField) as string),
+      isStaff: Boolean(row.get('is_staff')),
+      isSuperuser: Boolean(row.get('is_superuser')),
+    };
+  }
+
+  async findByUsername(username: string, { withHidden = false } = {}): Promise<Row | null> {
+    const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
+    return model.findOne({ where: { [this.contract.usernameField]: username } });
+  }
+
+  /**
+   * The active account with these credentials, or null. Unknown, wrong and
+   * inactive all take one password hashing and give the same null.
+   */
+  async authenticate(username: string, password: string): Promise<AuthUser | null> {
+    const row = await this.findByUsername(username, { withHidden: true });
+    if (!row) {
+      await this.hasher.spendTimeOfOneCheck(password);
+      return null;
+    }
+    const check = await this.hasher.check(password, row.get('password') as string);
+    if (!check.valid || !row.get('is_active')) return null;
+    if (check.mustUpdate) {
+      await row.update({ password: await this.hasher.make(password) }, { silent: true });
+    }
+    return this.toAuthUser(row);
+  }
+
+  private checkPassword(password: string, errors: FieldErrors): void {
+    if (password.trim() === '') errors.add('password', 'blank');
+  }
+
+  /** Creates an account; a ValidationError names every field that is wrong, and nothing is written. */
+  async create(account: NewAccount): Promise<AuthUser> {
+    const { usernameField, emailField, displayField } = this.contract;
+    const input = {
+      [usernameField]: account.username,
+      [emailField]: account.email,
+      [displayField]: account.name ?? account.username,
+    };
+    let values: Record<string, unknown> = {};
+    const errors = new FieldErrors();
+    try {
+      values = await this.creation.validate(input);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      for (const [name, list] of Object.entries(error.fields)) for (const e of list) errors.add(name, e.code, e.params);
+    }
+    this.checkPassword(account.password, errors);
+    errors.throwIfAny(this.users.key);
+    try {
+      const row = await this.users.model.create({
+        ...values,
+        password: await this.hasher.make(account.password),
+        is_staff: account.isStaff ?? false,
+        is_superuser: account.isSuperuser ?? false,
+        is_active: true,
+      });
+      return this.toAuthUser(row);
+    } catch (error) {
+      // Another writer took the name between the check and the insert.
+      if (error instanceof UniqueConstraintError) {
+        const field = error.errors[0]?.path?.includes(emailField) ? emailField : usernameField;
+        throw new ValidationError({ [field]: [{ code: 'unique', params: {} }] }, this.users.key);
+      }
+      throw error;
+    }
+  }
+
+  /** Sets a new password; false when there is no such account. */
+  async setPassword(username: string, password: string): Promise<boolean> {
+    const errors = new FieldErrors();
+    this.checkPassword(password, errors);
+    errors.throwIfAny(this.users.key);
+    const row = await this.findByUsername(username);
+    if (!row) return false;
+    await row.update({ password: await this.hasher.make(password) });
+    return true;
+  }
+}

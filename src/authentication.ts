@@ -1,0 +1,66 @@
+import type { Request } from 'express';
+import type { Accounts, AuthUser } from './auth/accounts.js';
+import type { RequestContext } from './context.js';
+import { ApiError } from './errors.js';
+
+/** As Django REST Framework's BaseAuthentication. */
+export interface Authenticator {
+  /** null: the request does not use this scheme. Throws when it does, wrongly. */
+  authenticate(req: Request): Promise<AuthUser | null>;
+  /** The `WWW-Authenticate` value of a 401, when the scheme has one. */
+  readonly challenge?: string;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `user:password`: UTF-8 when it decodes as such, Latin-1 otherwise (what older clients send). */
+function decodeCredentials(encoded: string): { username: string; password: string } {
+  if (!BASE64.test(encoded)) throw new ApiError('basic_header_encoding');
+  const bytes = Buffer.from(encoded, 'base64');
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    text = bytes.toString('latin1');
+  }
+  const colon = text.indexOf(':');
+  return colon < 0
+    ? { username: text, password: '' }
+    : { username: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+/** HTTP Basic with username and password, checked by the account store. */
+export class BasicAuthentication implements Authenticator {
+  readonly challenge: string;
+
+  constructor(
+    private readonly accounts: Accounts,
+    realm = 'api',
+  ) {
+    this.challenge = `Basic realm="${realm}"`;
+  }
+
+  async authenticate(req: Request): Promise<AuthUser | null> {
+    const parts = (req.headers.authorization ?? '').split(' ');
+    if (parts[0]?.toLowerCase() !== 'basic') return null;
+    if (parts.length === 1 || parts[1] === '') throw new ApiError('basic_header_no_credentials');
+    if (parts.length > 2) throw new ApiError('basic_header_spaces');
+    const { username, password } = decodeCredentials(parts[1] ?? '');
+    const user = await this.accounts.authenticate(username, password);
+    if (!user) throw new ApiError('authentication_failed');
+    return user;
+  }
+}
+
+/** Tries the site's schemes in order; the first that recognises the request decides. */
+export async function authenticateRequest(ctx: RequestContext): Promise<void> {
+  for (const authenticator of ctx.site.authenticators) {
+    const user = await authenticator.authenticate(ctx.req);
+    if (user) {
+      ctx.user = user;
+      ctx.authenticator = authenticator;
+      return;
+    }
+  }
+}

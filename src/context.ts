@@ -1,0 +1,51 @@
+import type { Request, Response } from 'express';
+import type { AuthUser } from './auth/accounts.js';
+import type { Authenticator } from './authentication.js';
+import { chooseLanguage, translator, type Language, type Translate } from './i18n.js';
+import type { Renderer } from './renderers.js';
+import type { Site } from './site.js';
+
+/** Everything a request's handling learns on the way, as DRF's Request wraps Django's. */
+export interface RequestContext {
+  readonly req: Request;
+  readonly res: Response;
+  readonly site: Site;
+  readonly language: Language;
+  readonly t: Translate;
+  /** Chosen by content negotiation; JSON until then, so early errors still render. */
+  renderer: Renderer;
+  user: AuthUser | null;
+  /** The scheme that identified the user (CSRF applies to sessions only). */
+  authenticator: Authenticator | null;
+}
+
+export function createContext(site: Site, req: Request, res: Response): RequestContext {
+  const language = chooseLanguage(req.headers['accept-language'], site.defaultLanguage);
+  const [defaultRenderer] = site.renderers;
+  if (!defaultRenderer) throw new Error(`Site ${site.name} has no renderer`);
+  return {
+    req,
+    res,
+    site,
+    language,
+    t: translator(language, site.namespaces),
+    renderer: defaultRenderer,
+    user: null,
+    authenticator: null,
+  };
+}
+
+/** The last value of a query parameter, as Django's QueryDict.get. */
+export function queryValue(req: Request, name: string): string | undefined {
+  const value: unknown = req.query[name];
+  if (Array.isArray(value)) {
+    const last: unknown = value[value.length - 1];
+    return typeof last === 'string' ? last : undefined;
+  }
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The URL the client used, absolute, query included. */
+export function requestUrl(req: Request): URL {
+  return new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+}

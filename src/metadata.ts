@@ -1,0 +1,12 @@
+import type { RequestContext } from './context.js';
+import { PARSED_MEDIA_TYPES } from './parsers.js';
+
+/** What every OPTIONS answer starts with, as Django REST Framework's SimpleMetadata. */
+export function baseMetadata(ctx: RequestContext, name: string): Record<string, unknown> {
+  return {
+    name,
+    description: '',
+    renders: ctx.site.renderers.map((renderer) => renderer.mediaType),
+    parses: [...PARSED_MEDIA_TYPES],
+  };
+}

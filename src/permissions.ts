@@ -1,0 +1,56 @@
+import { ApiError } from './errors.js';
+import type { RequestContext } from './context.js';
+import type { BoundResource, Row } from './registry.js';
+import type { ActionName } from './resource.js';
+
+export type PermissionAction = ActionName | 'metadata';
+
+/** As Django REST Framework's BasePermission: a request-level and an object-level question. */
+export interface Permission {
+  hasPermission?(ctx: RequestContext, action: PermissionAction | null): boolean;
+  hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: Row, resource: BoundResource): boolean;
+}
+
+const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'metadata']);
+
+export const isAuthenticated: Permission = {
+  hasPermission: (ctx) => ctx.user !== null,
+};
+
+/** Anyone may read; only the row's owner, staff or a superuser may change or delete it. */
+export const isOwnerOrStaff: Permission = {
+  hasObjectPermission(ctx, action, row, resource) {
+    if (SAFE_ACTIONS.has(action)) return true;
+    const user = ctx.user;
+    if (!user) return false;
+    if (user.isStaff || user.isSuperuser) return true;
+    const ownerField = resource.declaration.ownerField;
+    return ownerField !== undefined && row.get(ownerField) === user.id;
+  },
+};
+
+function deny(ctx: RequestContext): never {
+  throw new ApiError(ctx.user ? 'permission_denied' : 'not_authenticated');
+}
+
+export function checkPermissions(
+  ctx: RequestContext,
+  permissions: readonly Permission[],
+  action: PermissionAction | null,
+): void {
+  for (const permission of permissions) {
+    if (permission.hasPermission && !permission.hasPermission(ctx, action)) deny(ctx);
+  }
+}
+
+export function checkObjectPermissions(
+  ctx: RequestContext,
+  permissions: readonly Permission[],
+  action: PermissionAction,
+  row: Row,
+  resource: BoundResource,
+): void {
+  for (const permission of permissions) {
+    if (permission.hasObjectPermission && !permission.hasObjectPermission(ctx, action, row, resource)) deny(ctx);
+  }
+}

@@ -1,0 +1,136 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { clock } from './clock.js';
+import { resourcesDir } from './paths.js';
+import type { FieldDeclaration, ResourceDeclaration, SiteExposure } from './resource.js';
+
+export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
+export type RowModel = ModelStatic<Row>;
+
+/** A declaration bound to one database: its Sequelize model and the names it is known by. */
+export interface BoundResource {
+  declaration: ResourceDeclaration;
+  model: RowModel;
+  /** Lower-case name: the key of its labels in the `resources` catalogue. */
+  key: string;
+  /** The fields the clock writes on create and on every update. */
+  timestamps: { created?: string; updated?: string };
+}
+
+/** Scope that also loads hidden columns; only the account code asks for it. */
+export const WITH_HIDDEN = 'withHidden';
+
+function columnFor(field: FieldDeclaration): ModelAttributeColumnOptions {
+  const allowNull = field.nullable ?? false;
+  const defaultValue = field.default ?? undefined;
+  switch (field.kind) {
+    case 'id':
+      return { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true, allowNull: false };
+    case 'string':
+      return { type: DataTypes.STRING(field.maxLength ?? 255), allowNull, defaultValue };
+    case 'text':
+      return { type: DataTypes.TEXT, allowNull, defaultValue };
+    case 'boolean':
+      return { type: DataTypes.BOOLEAN, allowNull, defaultValue };
+    case 'datetime':
+      // Sequelize takes a timestamp's default as the value it writes: route it through our clock.
+      return { type: DataTypes.DATE, allowNull, defaultValue: field.auto ? () => clock().now() : defaultValue };
+    case 'reference':
+      return { type: DataTypes.INTEGER, allowNull };
+  }
+}
+
+function autoField(declaration: ResourceDeclaration, auto: 'create' | 'update'): string | undefined {
+  return Object.entries(declaration.fields).find(([, field]) => field.kind === 'datetime' && field.auto === auto)?.[0];
+}
+
+function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration): RowModel {
+  const attributes: Record<string, ModelAttributeColumnOptions> = {};
+  for (const [name, field] of Object.entries(declaration.fields)) attributes[name] = columnFor(field);
+  const createdAt = autoField(declaration, 'create') ?? false;
+  const updatedAt = autoField(declaration, 'update') ?? false;
+  const hidden = Object.entries(declaration.fields)
+    .filter(([, field]) => field.hidden)
+    .map(([name]) => name);
+  return sequelize.define(declaration.name, attributes, {
+    tableName: declaration.table,
+    timestamps: Boolean(createdAt || updatedAt),
+    createdAt,
+    updatedAt,
+    defaultScope: hidden.length > 0 ? { attributes: { exclude: hidden } } : {},
+    scopes: { [WITH_HIDDEN]: {} },
+  }) as RowModel;
+}
+
+/** Every resource declaration of a folder (one default export a file). */
+export async function loadDeclarations(dir: string = resourcesDir): Promise<ResourceDeclaration[]> {
+  const files = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => path.join(dir, entry.name))
+    .sort();
+  const modules = await Promise.all(
+    files.map(async (file) => (await import(pathToFileURL(file).href)) as { default?: ResourceDeclaration }),
+  );
+  return modules.flatMap((module, index) => {
+    if (!module.default?.fields) throw new Error(`${files[index]} has no default export made by defineResource()`);
+    return [module.default];
+  });
+}
+
+export class ResourceRegistry {
+  private readonly byName = new Map<string, BoundResource>();
+
+  constructor(
+    readonly sequelize: Sequelize,
+    declarations: readonly ResourceDeclaration[],
+  ) {
+    for (const declaration of declarations) {
+      if (this.byName.has(declaration.name)) throw new Error(`Resource ${declaration.name} is declared twice`);
+      const model = defineModel(sequelize, declaration);
+      this.byName.set(declaration.name, {
+        declaration,
+        model,
+        key: declaration.name.toLowerCase(),
+        timestamps: { created: autoField(declaration, 'create'), updated: autoField(declaration, 'update') },
+      });
+    }
+    this.associate();
+  }
+
+  private associate(): void {
+    for (const { declaration, model } of this.byName.values()) {
+      for (const [name, field] of Object.entries(declaration.fields)) {
+        if (field.kind !== 'reference') continue;
+        const target = this.get(field.to).model;
+        model.belongsTo(target, { as: field.as, foreignKey: name, onDelete: field.onDelete, constraints: false });
+      }
+    }
+  }
+
+  get(name: string): BoundResource {
+    const resource = this.byName.get(name);
+    if (!resource) throw new Error(`Unknown resource ${name}`);
+    return resource;
+  }
+
+  all(): BoundResource[] {
+    return [...this.byName.values()];
+  }
+
+  /** The account model (the declaration with `userModel`). */
+  users(): BoundResource {
+    const found = this.all().filter((resource) => resource.declaration.userModel);
+    if (found.length !== 1 || !found[0]) throw new Error(`Exactly one resource must declare userModel, found ${found.length}`);
+    return found[0];
+  }
+
+  /** The resources a site serves, in declaration order, with how it serves each. */
+  exposedOn(site: string): { resource: BoundResource; exposure: SiteExposure }[] {
+    return this.all().flatMap((resource) => {
+      const exposure = resource.declaration.sites?.[site];
+      return exposure ? [{ resource, exposure }] : [];
+    });
+  }
+}

@@ -1,0 +1,163 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { authenticateRequest } from './authentication.js';
+import { createContext, type RequestContext } from './context.js';
+import { ApiError, asApiError } from './errors.js';
+import type { Logger } from './logger.js';
+import { selectRenderer } from './negotiation.js';
+import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
+import { baseMetadata } from './metadata.js';
+import { jsonRenderer, type ViewInfo } from './renderers.js';
+import type { Site, SiteResponse } from './site.js';
+import type { ModelViewSet } from './viewsets.js';
+
+const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+type Method = Exclude<(typeof METHOD_ORDER)[number], 'HEAD'>;
+
+export interface EndpointAction {
+  /** The action the permissions are asked about. */
+  action: PermissionAction;
+  run(ctx: RequestContext): Promise<SiteResponse>;
+}
+
+/** One path of a site: its methods, its permissions and the name its pages and metadata show. */
+export interface Endpoint {
+  name(ctx: RequestContext): string;
+  permissions: readonly Permission[];
+  /** HEAD is answered by GET without a body; OPTIONS by the metadata unless given. */
+  methods: Partial<Record<Method, EndpointAction>>;
+}
+
+function defaultOptions(endpoint: Endpoint): EndpointAction {
+  return { action: 'metadata', run: async (ctx) => ({ status: 200, data: baseMetadata(ctx, endpoint.name(ctx)) }) };
+}
+
+/** Every endpoint answers OPTIONS; HEAD wherever GET is. */
+export function allowHeader(endpoint: Endpoint): string {
+  const methods = new Set<string>([...Object.keys(endpoint.methods), 'OPTIONS']);
+  if (methods.has('GET')) methods.add('HEAD');
+  return METHOD_ORDER.filter((method) => methods.has(method)).join(', ');
+}
+
+function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): void {
+  const { res } = ctx;
+  let body: Buffer | undefined;
+  if (response.data !== undefined) {
+    try {
+      body = ctx.renderer.render(ctx, response, view);
+    } catch (error) {
+      logger.error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'renderer failed');
+      ctx.renderer = jsonRenderer;
+      response = ctx.site.errorResponse(ctx, new ApiError('server_error'));
+      body = jsonRenderer.render(ctx, response, view);
+    }
+  }
+  res.status(response.status);
+  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+  if (body === undefined) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', ctx.renderer.contentType);
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
+}
+
+function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): SiteResponse {
+  const apiError = asApiError(error);
+  if (apiError.status >= 500) {
+    logger.error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'request failed');
+  }
+  return ctx.site.errorResponse(ctx, apiError);
+}
+
+/**
+ * The request pipeline of every endpoint, in Django REST Framework's order:
+ * negotiate, authenticate, check permissions, dispatch by method (405 if
+ * none), and render the answer or the error with the site's renderer.
+ */
+export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger): RequestHandler {
+  const allow = allowHeader(endpoint);
+  return async (req: Request, res: Response) => {
+    const ctx = createContext(site, req, res);
+    res.setHeader('Allow', allow);
+    res.setHeader('Vary', site.vary);
+    let response: SiteResponse;
+    let name = '';
+    try {
+      name = endpoint.name(ctx);
+      ctx.renderer = selectRenderer(req, site.renderers);
+      await authenticateRequest(ctx);
+      const method = (req.method === 'HEAD' ? 'GET' : req.method) as Method;
+      const entry = Object.hasOwn(endpoint.methods, method)
+        ? endpoint.methods[method]
+        : method === 'OPTIONS'
+          ? defaultOptions(endpoint)
+          : undefined;
+      checkPermissions(ctx, endpoint.permissions, entry?.action ?? null);
+      if (!entry) throw new ApiError('method_not_allowed', { method: req.method });
+      response = await entry.run(ctx);
+    } catch (error) {
+      response = errorResponse(ctx, error, logger);
+    }
+    send(ctx, response, { name, allow }, logger);
+  };
+}
+
+/** The list and detail endpoints of a viewset, with the methods its actions allow. */
+export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint } {
+  const actions = new Set(viewset.exposure.actions);
+  const label = (ctx: RequestContext): string => ctx.t(`resources:${viewset.resource.key}.name`);
+  const list: Endpoint = {
+    name: (ctx) => ctx.t('views.list', { name: label(ctx) }),
+    permissions: viewset.permissions,
+    methods: {},
+  };
+  const detail: Endpoint = {
+    name: (ctx) => ctx.t('views.detail', { name: label(ctx) }),
+    permissions: viewset.permissions,
+    methods: {},
+  };
+  if (actions.has('list')) list.methods.GET = { action: 'list', run: (ctx) => viewset.list(ctx) };
+  if (actions.has('create')) list.methods.POST = { action: 'create', run: (ctx) => viewset.create(ctx) };
+  list.methods.OPTIONS = { action: 'metadata', run: (ctx) => viewset.metadata(ctx, 'list', list.name(ctx)) };
+  if (actions.has('retrieve')) detail.methods.GET = { action: 'retrieve', run: (ctx) => viewset.retrieve(ctx) };
+  if (actions.has('update')) detail.methods.PUT = { action: 'update', run: (ctx) => viewset.update(ctx) };
+  if (actions.has('partial_update')) {
+    detail.methods.PATCH = { action: 'partial_update', run: (ctx) => viewset.partialUpdate(ctx) };
+  }
+  if (actions.has('destroy')) detail.methods.DELETE = { action: 'destroy', run: (ctx) => viewset.destroy(ctx) };
+  detail.methods.OPTIONS = { action: 'metadata', run: (ctx) => viewset.metadata(ctx, 'detail', detail.name(ctx)) };
+  return { list, detail };
+}
+
+export interface Route {
+  path: string;
+  endpoint: Endpoint;
+}
+
+/**
+ * A site's router: every path answers with or without its trailing slash,
+ * for every method, without redirecting; unknown paths get the site's 404.
+ */
+export function siteRouter(site: Site, routes: readonly Route[], logger: Logger): Router {
+  const router = express.Router({ caseSensitive: true, strict: false });
+  for (const route of routes) router.all(route.path, endpointHandler(site, route.endpoint, logger));
+  const notFound = (req: Request, res: Response): void => {
+    const ctx = createContext(site, req, res);
+    res.setHeader('Vary', site.vary);
+    try {
+      ctx.renderer = selectRenderer(req, site.renderers);
+    } catch {
+      // An unknown ?format= on an unknown path: still a 404, in JSON.
+    }
+    send(ctx, site.errorResponse(ctx, new ApiError('not_found')), { name: '' }, logger);
+  };
+  router.use(notFound);
+  // Express's own failures before a handler ran, such as a path that does not percent-decode.
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if ((error as { status?: number }).status === 400) return notFound(req, res);
+    const ctx = createContext(site, req, res);
+    send(ctx, errorResponse(ctx, error, logger), { name: '' }, logger);
+  });
+  return router;
+}

@@ -1,0 +1,203 @@
+import { fn, col, where, Op, type WhereOptions } from 'sequelize';
+import validator from 'validator';
+import { FieldErrors, ValidationError, type FieldErrorCode } from './errors.js';
+import type { BoundResource, Row } from './registry.js';
+import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
+
+export interface SerializerOptions {
+  /** Fields shown, and accepted unless read-only, in this order. */
+  fields: readonly string[];
+  rules?: Readonly<Record<string, FieldRules>>;
+  formatTimestamp: (date: Date) => string;
+}
+
+/** What OPTIONS tells about a field, as Django REST Framework's SimpleMetadata. */
+export interface FieldDescription {
+  type: string;
+  required: boolean;
+  read_only: boolean;
+  label: string;
+  max_length?: number;
+}
+
+interface WritableField {
+  name: string;
+  field: FieldDeclaration;
+  required: boolean;
+  allowBlank: boolean;
+  maxLength: number | undefined;
+}
+
+type Cleaned = { value: unknown } | { error: FieldErrorCode; params?: Record<string, string | number> };
+
+const USERNAME = /^[\p{L}\p{N}_.@+-]+$/u;
+/** A UTF-16 half with no partner: not text, and PostgreSQL would refuse it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const TRUE_VALUES = new Set<unknown>([true, 1, '1', 'true', 'True', 'on', 'yes']);
+const FALSE_VALUES = new Set<unknown>([false, 0, '0', 'false', 'False', 'off', 'no']);
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'list' : typeof value;
+}
+
+function cleanString(spec: WritableField, raw: unknown): Cleaned {
+  if (typeof raw === 'boolean' || (typeof raw !== 'string' && typeof raw !== 'number') || Number.isNaN(raw)) {
+    return { error: 'invalid_string' };
+  }
+  const value = String(raw).trim();
+  if (LONE_SURROGATE.test(value)) return { error: 'invalid_string' };
+  if (value.includes('\u0000')) return { error: 'null_characters' };
+  if (value === '') return spec.allowBlank ? { value } : { error: 'blank' };
+  if (spec.maxLength !== undefined && codePoints(value) > spec.maxLength) {
+    return { error: 'max_length', params: { max_length: spec.maxLength } };
+  }
+  const format = (spec.field as StringField).format;
+  if (format === 'email' && !validator.isEmail(value)) return { error: 'invalid_email' };
+  if (format === 'username' && !USERNAME.test(value)) return { error: 'invalid_username' };
+  return { value };
+}
+
+function cleanBoolean(raw: unknown): Cleaned {
+  if (TRUE_VALUES.has(raw)) return { value: true };
+  if (FALSE_VALUES.has(raw)) return { value: false };
+  return { error: 'invalid_boolean' };
+}
+
+/**
+ * Turns declared fields into validation of input and representation of rows
+ * for one site. Built once per site and resource; holds no request state.
+ */
+export class Serializer {
+  private readonly writable: WritableField[];
+
+  constructor(
+    readonly resource: BoundResource,
+    private readonly options: SerializerOptions,
+  ) {
+    this.writable = options.fields.flatMap((name) => {
+      const field = this.field(name);
+      if (field.readOnly || field.kind === 'id') return [];
+      if (field.kind !== 'string' && field.kind !== 'text' && field.kind !== 'boolean') {
+        throw new Error(`${resource.declaration.name}.${name}: writable ${field.kind} fields are not supported`);
+      }
+      const rules = options.rules?.[name] ?? {};
+      const limits = [rules.maxLength, 'maxLength' in field ? field.maxLength : undefined].filter(
+        (limit): limit is number => limit !== undefined,
+      );
+      return [
+        {
+          name,
+          field,
+          required: rules.required ?? (!field.nullable && field.default === undefined),
+          allowBlank: field.default === '',
+          maxLength: limits.length > 0 ? Math.min(...limits) : undefined,
+        },
+      ];
+    });
+  }
+
+  private field(name: string): FieldDeclaration {
+    const field = this.resource.declaration.fields[name];
+    if (!field) throw new Error(`${this.resource.declaration.name} has no field ${name}`);
+    return field;
+  }
+
+  represent(row: Row): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    for (const name of this.options.fields) {
+      const value = row.get(name);
+      result[name] = value instanceof Date ? this.options.formatTimestamp(value) : (value ?? null);
+    }
+    return result;
+  }
+
+  /**
+   * Validated values of the writable fields present in `input` (all of them
+   * unless `partial`). Throws one ValidationError naming every failing field.
+   * `instance` is the row being updated, left out of uniqueness checks.
+   */
+  async validate(input: unknown, { partial = false, instance }: { partial?: boolean; instance?: Row } = {}) {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw new ValidationError({
+        non_field_errors: [{ code: 'invalid_data', params: { datatype: typeName(input) } }],
+      }, this.resource.key);
+    }
+    const errors = new FieldErrors();
+    const values: Record<string, unknown> = {};
+    for (const spec of this.writable) {
+      const present = Object.hasOwn(input, spec.name);
+      const raw = present ? (input as Record<string, unknown>)[spec.name] : undefined;
+      if (raw === undefined) {
+        if (!partial && spec.required) errors.add(spec.name, 'required');
+        continue;
+      }
+      if (raw === null) {
+        if (spec.field.nullable) values[spec.name] = null;
+        else errors.add(spec.name, 'null');
+        continue;
+      }
+      const cleaned = spec.field.kind === 'boolean' ? cleanBoolean(raw) : cleanString(spec, raw);
+      if ('error' in cleaned) errors.add(spec.name, cleaned.error, cleaned.params);
+      else values[spec.name] = cleaned.value;
+    }
+    await this.checkUnique(values, errors, instance);
+    errors.throwIfAny(this.resource.key);
+    return values;
+  }
+
+  private async checkUnique(values: Record<string, unknown>, errors: FieldErrors, instance?: Row): Promise<void> {
+    for (const spec of this.writable) {
+      const field = spec.field as StringField;
+      const value = values[spec.name];
+      if (!field.unique || typeof value !== 'string' || errors.has(spec.name)) continue;
+      const match: WhereOptions = field.caseInsensitive
+        ? where(fn('lower', col(spec.name)), fn('lower', value))
+        : { [spec.name]: value };
+      const conditions: WhereOptions[] = [match];
+      if (instance) conditions.push({ id: { [Op.ne]: instance.get('id') } });
+      if ((await this.resource.model.count({ where: { [Op.and]: conditions } })) > 0) errors.add(spec.name, 'unique');
+    }
+  }
+
+  /** The fields as OPTIONS describes them; labels come from the `resources` catalogue. */
+  describe(label: (field: string) => string): Record<string, FieldDescription> {
+    const result: Record<string, FieldDescription> = {};
+    for (const name of this.options.fields) {
+      const writable = this.writable.find((spec) => spec.name === name);
+      const field = this.field(name);
+      const description: FieldDescription = {
+        type: fieldType(field),
+        required: writable?.required ?? false,
+        read_only: writable === undefined,
+        label: label(name),
+      };
+      if (writable?.maxLength !== undefined) description.max_length = writable.maxLength;
+      result[name] = description;
+    }
+    return result;
+  }
+}
+
+function fieldType(field: FieldDeclaration): string {
+  switch (field.kind) {
+    case 'id':
+      return 'integer';
+    case 'string':
+      return (field as StringField).format === 'email' ? 'email' : 'string';
+    case 'text':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'datetime':
+      return 'datetime';
+    case 'reference':
+      return 'field';
+  }
+}
