@@ -1,0 +1,63 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
+import { translator } from './i18n.js';
+import { createServices, type Services } from './services.js';
+
+export interface RunningServer {
+  server: Server;
+  services: Services;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Applies migrations, then serves every site on HOST:PORT. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const services = await createServices(config);
+  const app = createApp(services);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const close = async (): Promise<void> => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await services.close();
+  };
+  return { server, services, url: `http://${host}:${port}/`, close };
+}
+
+async function main(): Promise<void> {
+  const t = translator('en', ['cli']);
+  let config: Config;
+  try {
+    loadDotEnv();
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected })}\n`);
+    process.exit(1);
+  }
+  const running = await startServer(config);
+  running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    running.services.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    void running.close().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

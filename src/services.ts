@@ -1,0 +1,45 @@
+import type { Sequelize } from 'sequelize';
+import { Accounts } from './auth/accounts.js';
+import { PasswordHasher } from './auth/hashers.js';
+import type { Config } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrate } from './db/migrator.js';
+import { createLogger, type Logger } from './logger.js';
+import { loadDeclarations, ResourceRegistry } from './registry.js';
+import type { ResourceDeclaration } from './resource.js';
+
+/** What the app, the CLI and the tests share: one database, its resources and accounts. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  sequelize: Sequelize;
+  registry: ResourceRegistry;
+  accounts: Accounts;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Declarations to serve; default: every file of `resources/`. */
+  declarations?: readonly ResourceDeclaration[];
+  /** Apply pending migrations first (npm start and the CLI do). */
+  migrate?: boolean;
+  migrationDirs?: readonly string[];
+  logger?: Logger;
+}
+
+export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const sequelize = openDatabase(config.databaseUrl);
+  try {
+    if (options.migrate ?? true) {
+      const applied = await migrate(sequelize, options.migrationDirs);
+      if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+    }
+    const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations()));
+    const accounts = new Accounts(registry, new PasswordHasher(config.passwordIterations));
+    return { config, logger, sequelize, registry, accounts, close: () => sequelize.close() };
+  } catch (error) {
+    await sequelize.close();
+    throw error;
+  }
+}

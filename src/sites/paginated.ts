@@ -1,0 +1,88 @@
+import type { Accounts } from '../auth/accounts.js';
+import { BasicAuthentication } from '../authentication.js';
+import type { Config } from '../config.js';
+import { requestUrl, type RequestContext } from '../context.js';
+import { FIELD_ERRORS, ValidationError, type ApiError } from '../errors.js';
+import { isAuthenticated } from '../permissions.js';
+import type { ResourceRegistry } from '../registry.js';
+import { htmlRenderer, jsonRenderer } from '../renderers.js';
+import { viewsetEndpoints, type Endpoint, type Route } from '../router.js';
+import type { Site, SiteResponse } from '../site.js';
+import { zonedTimestampFormatter } from '../timestamps.js';
+import { ModelViewSet } from '../viewsets.js';
+
+export const PAGINATED_SITE = 'paginated';
+
+/** The field errors of a 400, `{"<field>": ["<message>", …]}`, labels from the resource catalogue. */
+function validationBody(ctx: RequestContext, error: ValidationError): Record<string, string[]> {
+  const body: Record<string, string[]> = {};
+  for (const [field, errors] of Object.entries(error.fields)) {
+    const label = error.resource ? ctx.t(`resources:${error.resource}.fields.${field}`, { defaultValue: field }) : field;
+    body[field] = errors.map(({ code, params }) => ctx.t(FIELD_ERRORS[code], { label, ...params }));
+  }
+  return body;
+}
+
+/**
+ * The Django-REST-Framework-style site at the root: HTTP Basic, paginated
+ * lists, `{"detail": …}` errors, JSON or the browsable page, Japanese first.
+ */
+export function paginatedSite(config: Config, accounts: Accounts): Site {
+  const basic = new BasicAuthentication(accounts, 'api');
+  return {
+    name: PAGINATED_SITE,
+    mountPath: '/',
+    namespaces: ['paginated', 'common'],
+    defaultLanguage: 'ja',
+    authenticators: [basic],
+    renderers: [jsonRenderer, htmlRenderer],
+    pageSizes: { pageSize: 2, maxPageSize: 5 },
+    vary: 'Accept, Accept-Language, Cookie',
+    formatTimestamp: zonedTimestampFormatter(config.timeZone),
+    itemBody: (_ctx, _resource, item) => item,
+    listBody: (_ctx, _resource, items, page) =>
+      page ? { count: page.count, next: page.next, previous: page.previous, results: items } : items,
+    errorResponse(ctx, error: ApiError): SiteResponse {
+      if (error instanceof ValidationError) {
+        return { status: 400, data: validationBody(ctx, error) };
+      }
+      const headers = { ...error.headers };
+      let status = error.status;
+      if (status === 401) {
+        // A browser asking for the page gets 403, so that it shows no password pop-up.
+        if (error.code === 'not_authenticated' && ctx.renderer === htmlRenderer) status = 403;
+        else headers['WWW-Authenticate'] = basic.challenge;
+      }
+      return { status, headers, data: { detail: ctx.t(error.messageKey, error.params) } };
+    },
+  };
+}
+
+/** The API root: a link to every list of the site, as Django REST Framework's DefaultRouter. */
+function rootEndpoint(listPaths: readonly string[]): Endpoint {
+  return {
+    name: (ctx) => ctx.t('views.root'),
+    permissions: [isAuthenticated],
+    methods: {
+      GET: {
+        action: 'list',
+        run: async (ctx) => {
+          const base = requestUrl(ctx.req);
+          const links: Record<string, string> = {};
+          for (const path of listPaths) links[path] = new URL(`/${path}/`, base.origin).toString();
+          return { status: 200, data: links };
+        },
+      },
+    },
+  };
+}
+
+export function paginatedRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
+  const exposed = registry.exposedOn(site.name);
+  const routes: Route[] = [{ path: '/', endpoint: rootEndpoint(exposed.map(({ exposure }) => exposure.path)) }];
+  for (const { resource, exposure } of exposed) {
+    const { list, detail } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit }));
+    routes.push({ path: `/${exposure.path}`, endpoint: list }, { path: `/${exposure.path}/:pk`, endpoint: detail });
+  }
+  return routes;
+}

@@ -1,0 +1,61 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import { createApp } from '../../src/app.js';
+import type { AuthUser } from '../../src/auth/accounts.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createServices, type Services } from '../../src/services.js';
+
+/** Fast hashes: the iteration count is part of the stored hash, so verification is unchanged. */
+export const TEST_ITERATIONS = 1000;
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', PASSWORD_HASH_ITERATIONS: String(TEST_ITERATIONS), ...env });
+}
+
+export interface UserSpec {
+  password?: string;
+  email?: string;
+  name?: string;
+  staff?: boolean;
+  superuser?: boolean;
+  active?: boolean;
+}
+
+export interface TestApp {
+  app: Express;
+  services: Services;
+  http: ReturnType<typeof request>;
+  createUser(username: string, spec?: UserSpec): Promise<AuthUser>;
+  close(): Promise<void>;
+}
+
+/** A fresh app over its own in-memory database, migrated. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const services = await createServices(testConfig(env));
+  const app = createApp(services);
+  return {
+    app,
+    services,
+    http: request(app),
+    async createUser(username, spec = {}) {
+      const user = await services.accounts.create({
+        username,
+        email: spec.email ?? `${username}@example.com`,
+        name: spec.name,
+        password: spec.password ?? `${username}-password`,
+        isStaff: spec.staff,
+        isSuperuser: spec.superuser,
+      });
+      if (spec.active === false) {
+        await services.registry.users().model.update({ is_active: false }, { where: { id: user.id } });
+      }
+      return user;
+    },
+    close: () => services.close(),
+  };
+}
+
+/** `[username, password]` for supertest's `.auth()`, matching createUser's default password. */
+export function credentials(username: string): [string, string] {
+  return [username, `${username}-password`];
+}
