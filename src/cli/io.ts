@@ -1,0 +1,51 @@
+import type { Readable, Writable } from 'node:stream';
+import { password as passwordPrompt, input as textPrompt } from '@inquirer/prompts';
+import type { Language } from '../i18n.js';
+
+/** Asks a person at a terminal; tests substitute their own answers. */
+export interface Prompter {
+  text(label: string): Promise<string>;
+  secret(label: string): Promise<string>;
+}
+
+export interface CliIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: Record<string, string | undefined>;
+  /** Whether a person can answer prompts. */
+  interactive: boolean;
+  prompter: Prompter;
+}
+
+export function terminalPrompter(stdin: Readable, stdout: Writable): Prompter {
+  const context = { input: stdin, output: stdout };
+  return {
+    text: (label) => textPrompt({ message: label, required: true }, context),
+    secret: (label) => passwordPrompt({ message: label, mask: '*' }, context),
+  };
+}
+
+export function processIO(): CliIO {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    prompter: terminalPrompter(process.stdin, process.stdout),
+  };
+}
+
+/** Japanese when the locale asks for it, English otherwise. */
+export function cliLanguage(env: Record<string, string | undefined>): Language {
+  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || '';
+  return locale.toLowerCase().startsWith('ja') ? 'ja' : 'en';
+}
+
+/** Everything on standard input, without the one line ending a shell pipe adds. */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}

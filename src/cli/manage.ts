@@ -1,0 +1,104 @@
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig, loadDotEnv } from '../config.js';
+import { migrate } from '../db/migrator.js';
+import { translator, type Translate } from '../i18n.js';
+import { createLogger } from '../logger.js';
+import { createServices, type Services } from '../services.js';
+import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
+import { cliLanguage, processIO, type CliIO } from './io.js';
+
+function accountOptions(command: Command): Command {
+  return command
+    .option('--username <username>', 'login name')
+    .option('--email <email>', 'email address (unique, case-insensitive)')
+    .option('--name <name>', 'display name (default: the username)')
+    .option('--password <password>', 'password (visible in the process list: prefer --password-stdin)')
+    .option('--password-stdin', 'read the password from standard input');
+}
+
+function program(io: CliIO, t: Translate, run: (task: (services: Services) => Promise<void>, migrateFirst?: boolean) => Promise<void>): Command {
+  const write = (text: string): void => void io.stdout.write(`${text}\n`);
+  const root = new Command('manage')
+    .description('Manage the comment service: database migrations and accounts.')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+
+  root
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(() =>
+      run(async (services) => {
+        const applied = await migrate(services.sequelize);
+        write(applied.length > 0 ? t('migrate.applied', { count: applied.length, names: applied.join(', ') }) : t('migrate.none'));
+      }, false),
+    );
+
+  accountOptions(root.command('createuser').description('create an account'))
+    .option('--staff', 'may use the admin site and edit any comment')
+    .option('--superuser', 'has every right (implies --staff)')
+    .action((options: AccountOptions) =>
+      run(async (services) => {
+        const user = await createAccount(services, io, t, options);
+        write(t('user.created', { username: user.username }));
+      }),
+    );
+
+  accountOptions(root.command('createsuperuser').description('create a superuser, asking for what the options leave out'))
+    .action((options: AccountOptions) =>
+      run(async (services) => {
+        const user = await createAccount(services, io, t, { ...options, staff: true, superuser: true });
+        write(t('user.superuser_created', { username: user.username }));
+      }),
+    );
+
+  root
+    .command('changepassword')
+    .description("set an account's password")
+    .argument('<username>')
+    .option('--password-stdin', 'read the password from standard input')
+    .action((username: string, options: AccountOptions) =>
+      run(async (services) => {
+        await changePassword(services, io, t, username, options);
+        write(t('user.password_changed', { username }));
+      }),
+    );
+  return root;
+}
+
+/** Runs one command; resolves to the process exit status. */
+export async function runCli(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const t = translator(cliLanguage(io.env), ['cli', 'common']);
+  let status = 0;
+  const run = async (task: (services: Services) => Promise<void>, migrateFirst = true): Promise<void> => {
+    const config = loadConfig(io.env);
+    let services: Services;
+    try {
+      services = await createServices(config, { migrate: migrateFirst, logger: createLogger('warn') });
+    } catch (error) {
+      throw new CommandFailed([t('error.database', { message: (error as Error).message })]);
+    }
+    try {
+      await task(services);
+    } finally {
+      await services.close();
+    }
+  };
+  try {
+    await program(io, t, run).parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    status = 1;
+    if (error instanceof CommanderError) status = error.exitCode;
+    else if (error instanceof CommandFailed) io.stderr.write(`${error.lines.join('\n')}\n`);
+    else if (error instanceof ConfigError) {
+      io.stderr.write(`${t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected })}\n`);
+    } else if ((error as { name?: string }).name === 'ExitPromptError') io.stderr.write('\n');
+    else io.stderr.write(`${t('error.unexpected', { message: (error as Error).message })}\n`);
+  }
+  return status;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  loadDotEnv();
+  process.exitCode = await runCli(process.argv.slice(2));
+}

@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeEach, describe, expect, test } from '@jest/globals';
+import { createServices, type Services } from '../../../src/services.js';
+import { testConfig, TEST_ITERATIONS } from '../../helpers/app.js';
+import { cli } from '../../helpers/cli.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-cli-'));
+let databaseUrl = '';
+let counter = 0;
+
+const env = (extra: Record<string, string> = {}) => ({
+  DATABASE_URL: databaseUrl,
+  PASSWORD_HASH_ITERATIONS: String(TEST_ITERATIONS),
+  ...extra,
+});
+
+async function withServices<T>(use: (services: Services) => Promise<T>): Promise<T> {
+  const services = await createServices(testConfig({ DATABASE_URL: databaseUrl }));
+  try {
+    return await use(services);
+  } finally {
+    await services.close();
+  }
+}
+
+const userCount = () => withServices((s) => s.registry.users().model.count());
+const login = (username: string, password: string) => withServices((s) => s.accounts.authenticate(username, password));
+
+describe('npm run manage', () => {
+  beforeEach(() => {
+    counter += 1;
+    databaseUrl = `sqlite:${path.join(dir, `db${counter}.sqlite3`)}`;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('migrate', () => {
+    test('applies every migration once, then has nothing to do', async () => {
+      const first = await cli(['migrate'], { env: env() });
+      expect(first.status).toBe(0);
+      expect(first.stdout).toMatch(/^Applied 3 migration\(s\): 0001_create_users, 0002_create_comments/);
+      const second = await cli(['migrate'], { env: env() });
+      expect(second.stdout).toBe('No migrations to apply.\n');
+    });
+  });
+
+  describe('createuser', () => {
+    test('creates an account that can log in, with the hasher of the product', async () => {
+      const run = await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'pw-1'], { env: env() });
+      expect(run).toMatchObject({ status: 0, stdout: 'User "alice" created.\n', stderr: '' });
+      const user = await login('alice', 'pw-1');
+      expect(user).toMatchObject({ username: 'alice', displayName: 'alice', isStaff: false, isSuperuser: false });
+      const stored = await withServices(async (s) => (await s.accounts.findByUsername('alice', { withHidden: true }))?.get('password'));
+      expect(stored).toMatch(new RegExp(`^pbkdf2_sha256\\$${TEST_ITERATIONS}\\$`));
+    });
+
+    test('takes a display name, staff and superuser flags', async () => {
+      const run = await cli(
+        ['createuser', '--username', 'mod', '--email', 'mod@example.com', '--name', '山田 太郎', '--password', 'x', '--staff'],
+        { env: env() },
+      );
+      expect(run.status).toBe(0);
+      expect(await login('mod', 'x')).toMatchObject({ displayName: '山田 太郎', isStaff: true, isSuperuser: false });
+    });
+
+    test('reads the password from standard input, without its line ending', async () => {
+      const run = await cli(['createuser', '--username', 'bob', '--email', 'bob@example.com', '--password-stdin'], {
+        env: env(),
+        stdin: 'from stdin\n',
+      });
+      expect(run.status).toBe(0);
+      expect(await login('bob', 'from stdin')).not.toBeNull();
+    });
+
+    test.each([
+      ['a duplicate username', ['--username', 'alice', '--email', 'other@example.com'], 'Error: Username: This value is already in use.'],
+      ['a duplicate email in another case', ['--username', 'other', '--email', 'ALICE@Example.com'], 'Error: Email address: This value is already in use.'],
+      ['an invalid email', ['--username', 'other', '--email', 'not-an-email'], 'Error: Email address: Enter a valid email address.'],
+      ['an invalid username', ['--username', 'has space', '--email', 'o@example.com'], 'Error: Username: A username may contain only letters, digits and @ . + - _ characters.'],
+      ['a too long username', ['--username', 'u'.repeat(151), '--email', 'o@example.com'], 'Error: Username: Username may be at most 150 characters long.'],
+      ['an empty username', ['--username', '', '--email', 'o@example.com'], 'Error: Username: This field may not be blank.'],
+    ])('%s: a clear message, status 1, nothing written', async (_case, args, message) => {
+      await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'x'], { env: env() });
+      const run = await cli(['createuser', ...args, '--password', 'pw'], { env: env() });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(`${message}\n`);
+      expect(await userCount()).toBe(1);
+    });
+
+    test('an empty password: status 1 and nothing written', async () => {
+      for (const password of ['', '   ']) {
+        const run = await cli(['createuser', '--username', 'a', '--email', 'a@example.com', '--password', password], { env: env() });
+        expect(run).toMatchObject({ status: 1, stderr: 'Error: Password: This field may not be blank.\n' });
+      }
+      const stdin = await cli(['createuser', '--username', 'a', '--email', 'a@example.com', '--password-stdin'], { env: env(), stdin: '' });
+      expect(stdin).toMatchObject({ status: 1, stderr: 'Error: no password on standard input.\n' });
+      expect(await userCount()).toBe(0);
+    });
+
+    test('every failing field is reported at once', async () => {
+      const run = await cli(['createuser', '--username', 'bad name', '--email', 'bad', '--password', ''], { env: env() });
+      expect(run.status).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(3);
+    });
+
+    test('missing options without a terminal: status 1 naming the option', async () => {
+      const run = await cli(['createuser', '--email', 'a@example.com', '--password', 'x'], { env: env() });
+      expect(run).toMatchObject({ status: 1, stderr: 'Error: --username is required when input is not a terminal.\n' });
+      const noPassword = await cli(['createuser', '--username', 'a', '--email', 'a@example.com'], { env: env() });
+      expect(noPassword.status).toBe(1);
+      expect(noPassword.stderr).toContain('--password');
+    });
+
+    test('messages are Japanese under a Japanese locale', async () => {
+      const run = await cli(['createuser', '--username', 'a', '--email', 'bad', '--password', 'x'], { env: env({ LANG: 'ja_JP.UTF-8' }) });
+      expect(run.stderr).toBe('エラー: メールアドレス: 有効なメールアドレスを入力してください。\n');
+    });
+
+    test('an unusable DATABASE_URL is reported, not thrown', async () => {
+      const run = await cli(['createuser', '--username', 'a', '--email', 'a@example.com', '--password', 'x'], {
+        env: env({ DATABASE_URL: 'mysql://nowhere' }),
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('DATABASE_URL=mysql://nowhere');
+    });
+
+    test('an unknown option or command prints usage and fails', async () => {
+      expect((await cli(['createuser', '--bogus'], { env: env() })).status).toBe(1);
+      expect((await cli(['frobnicate'], { env: env() })).status).toBe(1);
+    });
+  });
+
+  describe('createsuperuser', () => {
+    test('with every option creates a staff superuser', async () => {
+      const run = await cli(['createsuperuser', '--username', 'root', '--email', 'root@example.com', '--password', 'pw'], { env: env() });
+      expect(run).toMatchObject({ status: 0, stdout: 'Superuser "root" created.\n' });
+      expect(await login('root', 'pw')).toMatchObject({ isStaff: true, isSuperuser: true });
+    });
+
+    test('asks for what the options leave out, the password twice', async () => {
+      const run = await cli(['createsuperuser'], { env: env(), answers: ['root', 'root@example.com', 'secret', 'secret'] });
+      expect(run.status).toBe(0);
+      expect(run.asked).toEqual(['Username', 'Email address', 'Password', 'Password (again)']);
+      expect(await login('root', 'secret')).toMatchObject({ isSuperuser: true });
+    });
+
+    test('two different passwords at the prompts: status 1, nothing written', async () => {
+      const run = await cli(['createsuperuser', '--username', 'root', '--email', 'r@example.com'], {
+        env: env(),
+        answers: ['one', 'two'],
+      });
+      expect(run).toMatchObject({ status: 1, stderr: 'Error: the two passwords differ.\n' });
+      expect(await userCount()).toBe(0);
+    });
+  });
+
+  describe('changepassword', () => {
+    test('sets a new password; the old one stops working', async () => {
+      await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'old'], { env: env() });
+      const run = await cli(['changepassword', 'alice'], { env: env(), answers: ['new', 'new'] });
+      expect(run).toMatchObject({ status: 0, stdout: 'Password changed for user "alice".\n' });
+      expect(await login('alice', 'new')).not.toBeNull();
+      expect(await login('alice', 'old')).toBeNull();
+    });
+
+    test('reads the new password from standard input', async () => {
+      await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'old'], { env: env() });
+      const run = await cli(['changepassword', 'alice', '--password-stdin'], { env: env(), stdin: 'piped' });
+      expect(run.status).toBe(0);
+      expect(await login('alice', 'piped')).not.toBeNull();
+    });
+
+    test('an unknown user or an empty password: status 1, nothing changed', async () => {
+      await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'old'], { env: env() });
+      const unknown = await cli(['changepassword', 'nobody'], { env: env(), answers: ['x', 'x'] });
+      expect(unknown).toMatchObject({ status: 1, stderr: 'Error: user "nobody" does not exist.\n' });
+      const empty = await cli(['changepassword', 'alice'], { env: env(), answers: ['', ''] });
+      expect(empty).toMatchObject({ status: 1, stderr: 'Error: Password: This field may not be blank.\n' });
+      expect(await login('alice', 'old')).not.toBeNull();
+    });
+  });
+});

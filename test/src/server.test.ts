@@ -1,0 +1,104 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { projectRoot } from '../../src/paths.js';
+
+// Runs what `npm start` and `npm run manage` run: the compiled output, built by `npm test` first.
+const server = path.join(projectRoot, 'dist/src/server.js');
+const manage = path.join(projectRoot, 'dist/src/cli/manage.js');
+
+interface Finished {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(script: string, args: string[], env: Record<string, string>, stdin = ''): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+function waitForUrl(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"url":"([^"]+)"/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (status) => reject(new Error(`server exited with ${status}: ${output}`)));
+  });
+}
+
+describe('the built server and CLI, as a newcomer runs them', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-'));
+  const env = { DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite3')}`, PORT: '0', HOST: '127.0.0.1' };
+  let child: ChildProcessWithoutNullStreams;
+  let url: string;
+
+  beforeAll(async () => {
+    if (!existsSync(server)) throw new Error('dist/ is missing: run `npm test`, which builds first');
+    const created = await run(manage, ['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password-stdin'], env, 'alice-pw\n');
+    expect(created).toMatchObject({ status: 0, stdout: 'User "alice" created.\n' });
+    child = spawn(process.execPath, [server], { env: { PATH: process.env.PATH ?? '', ...env } });
+    url = await waitForUrl(child);
+  });
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const authorization = `Basic ${Buffer.from('alice:alice-pw').toString('base64')}`;
+
+  test('a user made with createuser lists and creates comments over HTTP', async () => {
+    const list = await fetch(new URL('comments/', url), { headers: { authorization } });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual({ count: 0, next: null, previous: null, results: [] });
+    const created = await fetch(new URL('comments/', url), {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'title=hello&body=world',
+    });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ title: 'hello', body: 'world' });
+  });
+
+  test("Node's fetch, which sends Accept-Language: *, gets the Japanese texts", async () => {
+    const res = await fetch(new URL('comments/', url));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ detail: '認証情報が含まれていません。' });
+  });
+
+  test('a duplicate createuser exits with status 1 while the server runs', async () => {
+    const again = await run(manage, ['createuser', '--username', 'alice', '--email', 'x@example.com', '--password', 'x'], env);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('Username');
+  });
+
+  test('SIGTERM stops the server cleanly', async () => {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  test('an invalid setting stops the start with a clear message', async () => {
+    const bad = await run(server, [], { ...env, PORT: 'eighty' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe('Invalid setting PORT=eighty: expected integer 0-65535.\n');
+  });
+});
