@@ -4,6 +4,7 @@ import { createApp } from '../../src/app.js';
 import type { AuthUser } from '../../src/auth/accounts.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
+import { createTestDatabase } from './database.js';
 
 /** Fast hashes: the iteration count is part of the stored hash, so verification is unchanged. */
 export const TEST_ITERATIONS = 1000;
@@ -29,9 +30,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A fresh app over its own in-memory database, migrated. */
+/** A fresh app over its own database (in-memory SQLite, or PostgreSQL under test:pg), migrated. */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const services = await createServices(testConfig(env));
+  const database = await createTestDatabase();
+  const services = await createServices(testConfig({ DATABASE_URL: database.url, ...env }));
   const app = createApp(services);
   return {
     app,
@@ -51,7 +53,10 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       }
       return user;
     },
-    close: () => services.close(),
+    async close() {
+      await services.close();
+      await database.drop();
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../src/paths.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // Runs what `npm start` and `npm run manage` run: the compiled output, built by `npm test` first.
 const server = path.join(projectRoot, 'dist/src/server.js');
@@ -47,20 +48,24 @@ function waitForUrl(child: ChildProcessWithoutNullStreams): Promise<string> {
 
 describe('the built server and CLI, as a newcomer runs them', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-'));
-  const env = { DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite3')}`, PORT: '0', HOST: '127.0.0.1' };
+  const env = { DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1' };
+  let database: TestDatabase;
   let child: ChildProcessWithoutNullStreams;
   let url: string;
 
   beforeAll(async () => {
     if (!existsSync(server)) throw new Error('dist/ is missing: run `npm test`, which builds first');
+    database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+    env.DATABASE_URL = database.url;
     const created = await run(manage, ['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password-stdin'], env, 'alice-pw\n');
     expect(created).toMatchObject({ status: 0, stdout: 'User "alice" created.\n' });
     child = spawn(process.execPath, [server], { env: { PATH: process.env.PATH ?? '', ...env } });
     url = await waitForUrl(child);
   });
-  afterAll(() => {
+  afterAll(async () => {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+    await database.drop();
   });
 
   const authorization = `Basic ${Buffer.from('alice:alice-pw').toString('base64')}`;

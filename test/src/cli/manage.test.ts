@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeEach, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { createServices, type Services } from '../../../src/services.js';
 import { testConfig, TEST_ITERATIONS } from '../../helpers/app.js';
 import { cli } from '../../helpers/cli.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-cli-'));
+let database: TestDatabase;
 let databaseUrl = '';
 let counter = 0;
 
@@ -29,10 +31,13 @@ const userCount = () => withServices((s) => s.registry.users().model.count());
 const login = (username: string, password: string) => withServices((s) => s.accounts.authenticate(username, password));
 
 describe('npm run manage', () => {
-  beforeEach(() => {
+  // The CLI opens the database itself, so each test gets a file (or a PostgreSQL database) it can share.
+  beforeEach(async () => {
     counter += 1;
-    databaseUrl = `sqlite:${path.join(dir, `db${counter}.sqlite3`)}`;
+    database = await createTestDatabase(`sqlite:${path.join(dir, `db${counter}.sqlite3`)}`);
+    databaseUrl = database.url;
   });
+  afterEach(() => database.drop());
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   describe('migrate', () => {
