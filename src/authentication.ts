@@ -42,9 +42,9 @@ export class BasicAuthentication implements Authenticator {
   }
 
   async authenticate(req: Request): Promise<AuthUser | null> {
-    const parts = (req.headers.authorization ?? '').split(' ');
+    const parts = (req.headers.authorization ?? '').trim().split(/\s+/);
     if (parts[0]?.toLowerCase() !== 'basic') return null;
-    if (parts.length === 1 || parts[1] === '') throw new ApiError('basic_header_no_credentials');
+    if (parts.length === 1) throw new ApiError('basic_header_no_credentials');
     if (parts.length > 2) throw new ApiError('basic_header_spaces');
     const { username, password } = decodeCredentials(parts[1] ?? '');
     const user = await this.accounts.authenticate(username, password);

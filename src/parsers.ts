@@ -21,11 +21,18 @@ interface BodyParserError {
   status?: number;
 }
 
+const rawReaders = new Map<number, ReturnType<typeof express.raw>>();
+
 /** The raw bytes, with body-parser's limit, length check and Content-Encoding handling. */
 function readRaw(req: Request, limit: number): Promise<Buffer> {
-  const middleware = express.raw({ type: () => true, limit });
+  let middleware = rawReaders.get(limit);
+  if (!middleware) {
+    middleware = express.raw({ type: () => true, limit });
+    rawReaders.set(limit, middleware);
+  }
+  const read = middleware;
   return new Promise((resolve, reject) => {
-    middleware(req, req.res!, (error?: unknown) => {
+    read(req, req.res!, (error?: unknown) => {
       if (!error) return resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       const { type, status } = error as BodyParserError;
       if (type === 'entity.too.large') return reject(new ApiError('payload_too_large'));

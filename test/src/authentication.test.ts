@@ -27,6 +27,11 @@ describe('HTTP Basic authentication on the paginated site', () => {
     expect((await get(basic('山田:パスワード:含む'))).status).toBe(200);
   });
 
+  test('extra white space around and between the parts is tolerated', async () => {
+    const encoded = Buffer.from('alice:alice-pw').toString('base64');
+    expect((await get(`Basic   ${encoded}  `)).status).toBe(200);
+  });
+
   test('the scheme name is case-insensitive', async () => {
     const encoded = Buffer.from('alice:alice-pw').toString('base64');
     expect((await get(`basic ${encoded}`)).status).toBe(200);
