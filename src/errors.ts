@@ -1,3 +1,5 @@
+import type { Translate } from './i18n.js';
+
 /**
  * The one error catalogue. Every error the framework raises has a code, a
  * default status and a message key; the site that renders it decides its
@@ -93,6 +95,19 @@ export class FieldErrors {
   throwIfAny(resource?: string): void {
     if (Object.keys(this.collected).length > 0) throw new ValidationError(this.collected, resource);
   }
+}
+
+/** A field's label from the `resources` catalogue, or its name when it has none. */
+export function fieldLabel(t: Translate, resource: string | undefined, field: string): string {
+  return resource ? t(`resources:${resource}.fields.${field}`, { defaultValue: field }) : field;
+}
+
+/** Each failing field with its label and its messages, in the request's language. */
+export function fieldErrorMessages(t: Translate, error: ValidationError): { field: string; label: string; messages: string[] }[] {
+  return Object.entries(error.fields).map(([field, errors]) => {
+    const label = fieldLabel(t, error.resource, field);
+    return { field, label, messages: errors.map(({ code, params }) => t(FIELD_ERRORS[code], { label, ...params })) };
+  });
 }
 
 /** Anything thrown that is not an ApiError is a bug: it becomes a 500 whose details stay in the log. */

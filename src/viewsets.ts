@@ -1,7 +1,7 @@
 import type { FindOptions } from 'sequelize';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
-import { ApiError } from './errors.js';
+import { ApiError, fieldLabel } from './errors.js';
 import { PageNumberPagination } from './pagination.js';
 import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
@@ -132,9 +132,7 @@ export class ModelViewSet {
     const method = route === 'list' ? 'POST' : 'PUT';
     const action = route === 'list' ? 'create' : 'update';
     if (this.exposure.actions.includes(action) && (await this.mayUse(ctx, route))) {
-      actions[method] = this.serializer.describe((field) =>
-        ctx.t(`resources:${this.resource.key}.fields.${field}`, { defaultValue: field }),
-      );
+      actions[method] = this.serializer.describe((field) => fieldLabel(ctx.t, this.resource.key, field));
     }
     const data = baseMetadata(ctx, name);
     if (Object.keys(actions).length > 0) data.actions = actions;

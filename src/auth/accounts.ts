@@ -27,6 +27,12 @@ export interface NewAccount {
 /** Columns every account model has, besides those its contract names (as Django's AbstractUser). */
 const REQUIRED_COLUMNS = ['id', 'password', 'is_active', 'is_staff', 'is_superuser'] as const;
 
+/** What a unique violation names: columns (PostgreSQL) or the index (SQLite's expression indexes). */
+function violatedColumns(error: UniqueConstraintError): string {
+  const parent = error.parent as Error & { constraint?: string };
+  return [...Object.keys(error.fields ?? {}), parent.constraint ?? '', parent.message].join(' ');
+}
+
 /**
  * Accounts and password checks over whichever resource declares `userModel`.
  * Every password check costs the same whether or not the account exists.
@@ -122,7 +128,7 @@ export class Accounts {
     } catch (error) {
       // Another writer took the name between the check and the insert.
       if (error instanceof UniqueConstraintError) {
-        const field = error.errors[0]?.path?.includes(emailField) ? emailField : usernameField;
+        const field = violatedColumns(error).includes(emailField) ? emailField : usernameField;
         throw new ValidationError({ [field]: [{ code: 'unique', params: {} }] }, this.users.key);
       }
       throw error;

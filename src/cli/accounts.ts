@@ -1,5 +1,5 @@
 import type { AuthUser } from '../auth/accounts.js';
-import { ValidationError, FIELD_ERRORS } from '../errors.js';
+import { fieldErrorMessages, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Services } from '../services.js';
 import { readAll, type CliIO } from './io.js';
@@ -23,12 +23,9 @@ export class CommandFailed extends Error {
 }
 
 export function validationLines(t: Translate, error: ValidationError): string[] {
-  return Object.entries(error.fields).flatMap(([field, errors]) => {
-    const label = t(`resources:${error.resource ?? 'user'}.fields.${field}`, { defaultValue: field });
-    return errors.map(({ code, params }) =>
-      t('user.field_error', { label, message: t(FIELD_ERRORS[code], { label, ...params }) }),
-    );
-  });
+  return fieldErrorMessages(t, error).flatMap(({ label, messages }) =>
+    messages.map((message) => t('user.field_error', { label, message })),
+  );
 }
 
 async function answer(io: CliIO, t: Translate, given: string | undefined, option: string, label: string) {

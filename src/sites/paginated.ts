@@ -2,7 +2,7 @@ import type { Accounts } from '../auth/accounts.js';
 import { BasicAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
 import { requestUrl, type RequestContext } from '../context.js';
-import { FIELD_ERRORS, ValidationError, type ApiError } from '../errors.js';
+import { fieldErrorMessages, ValidationError, type ApiError } from '../errors.js';
 import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
@@ -15,12 +15,7 @@ export const PAGINATED_SITE = 'paginated';
 
 /** The field errors of a 400, `{"<field>": ["<message>", …]}`, labels from the resource catalogue. */
 function validationBody(ctx: RequestContext, error: ValidationError): Record<string, string[]> {
-  const body: Record<string, string[]> = {};
-  for (const [field, errors] of Object.entries(error.fields)) {
-    const label = error.resource ? ctx.t(`resources:${error.resource}.fields.${field}`, { defaultValue: field }) : field;
-    body[field] = errors.map(({ code, params }) => ctx.t(FIELD_ERRORS[code], { label, ...params }));
-  }
-  return body;
+  return Object.fromEntries(fieldErrorMessages(ctx.t, error).map(({ field, messages }) => [field, messages]));
 }
 
 /**

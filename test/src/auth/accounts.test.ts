@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { Accounts } from '../../../src/auth/accounts.js';
+import { PasswordHasher } from '../../../src/auth/hashers.js';
+import { ValidationError } from '../../../src/errors.js';
+import { createTestApp, TEST_ITERATIONS, type TestApp } from '../../helpers/app.js';
+
+describe('accounts', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.createUser('alice', { password: 'pw' });
+    await t.createUser('retired', { password: 'pw', active: false });
+  });
+  afterAll(() => t.close());
+
+  const storedHash = async (username: string) =>
+    (await t.services.accounts.findByUsername(username, { withHidden: true }))?.get('password');
+
+  test('only the right password of an active account authenticates', async () => {
+    const { accounts } = t.services;
+    expect(await accounts.authenticate('alice', 'pw')).toMatchObject({ username: 'alice', isStaff: false });
+    expect(await accounts.authenticate('alice', 'wrong')).toBeNull();
+    expect(await accounts.authenticate('nobody', 'pw')).toBeNull();
+    expect(await accounts.authenticate('retired', 'pw')).toBeNull();
+  });
+
+  test('a hash weaker than configured is replaced once, at the next successful login', async () => {
+    const stronger = new Accounts(t.services.registry, new PasswordHasher(TEST_ITERATIONS * 2));
+    const before = await storedHash('alice');
+    expect(await stronger.authenticate('alice', 'wrong')).toBeNull();
+    expect(await storedHash('alice')).toBe(before);
+    expect(await stronger.authenticate('alice', 'pw')).not.toBeNull();
+    const upgraded = await storedHash('alice');
+    expect(upgraded).toMatch(new RegExp(`^pbkdf2_sha256\\$${TEST_ITERATIONS * 2}\\$`));
+    expect(await stronger.authenticate('alice', 'pw')).not.toBeNull();
+    expect(await storedHash('alice')).toBe(upgraded);
+  });
+
+  test.each([
+    ['email', { username: 'other', email: 'ALICE@example.com' }],
+    ['username', { username: 'alice', email: 'fresh@example.com' }],
+  ])('a duplicate %s inserted by a concurrent writer is reported on that field', async (field, account) => {
+    const model = t.services.registry.users().model;
+    // As if another process inserted the same name between the check and the insert.
+    const count = jest.spyOn(model, 'count').mockResolvedValue(0 as never);
+    try {
+      const attempt = t.services.accounts.create({ ...account, password: 'x' });
+      await expect(attempt).rejects.toBeInstanceOf(ValidationError);
+      await expect(attempt).rejects.toMatchObject({ fields: { [field]: [{ code: 'unique' }] } });
+    } finally {
+      count.mockRestore();
+    }
+  });
+});
