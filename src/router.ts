@@ -27,7 +27,10 @@ export interface Endpoint {
   methods: Partial<Record<Method, EndpointAction>>;
 }
 
-function defaultOptions(endpoint: Endpoint): EndpointAction {
+/** The action answering a method: its own, OPTIONS' default metadata, or none (405). */
+function actionFor(endpoint: Endpoint, method: string): EndpointAction | undefined {
+  const own = Object.hasOwn(endpoint.methods, method) ? endpoint.methods[method as Method] : undefined;
+  if (own || method !== 'OPTIONS') return own;
   return { action: 'metadata', run: async (ctx) => ({ status: 200, data: baseMetadata(ctx, endpoint.name(ctx)) }) };
 }
 
@@ -87,12 +90,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
       name = endpoint.name(ctx);
       ctx.renderer = selectRenderer(req, site.renderers);
       await authenticateRequest(ctx);
-      const method = (req.method === 'HEAD' ? 'GET' : req.method) as Method;
-      const entry = Object.hasOwn(endpoint.methods, method)
-        ? endpoint.methods[method]
-        : method === 'OPTIONS'
-          ? defaultOptions(endpoint)
-          : undefined;
+      const entry = actionFor(endpoint, req.method === 'HEAD' ? 'GET' : req.method);
       checkPermissions(ctx, endpoint.permissions, entry?.action ?? null);
       if (!entry) throw new ApiError('method_not_allowed', { method: req.method });
       response = await entry.run(ctx);

@@ -40,7 +40,15 @@ async function main(): Promise<void> {
     process.stderr.write(`${t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected })}\n`);
     process.exit(1);
   }
-  const running = await startServer(config);
+  let running: RunningServer;
+  try {
+    running = await startServer(config);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const key = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' ? 'error.listen' : 'error.database';
+    process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message })}\n`);
+    process.exit(1);
+  }
   running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
   let stopping = false;
   const stop = (signal: string): void => {

@@ -101,6 +101,12 @@ describe('the built server and CLI, as a newcomer runs them', () => {
     expect(await exited).toBe(0);
   });
 
+  test('a database that cannot be reached stops the start with a clear message', async () => {
+    const bad = await run(server, [], { ...env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^Error: the database could not be used: /);
+  });
+
   test('an invalid setting stops the start with a clear message', async () => {
     const bad = await run(server, [], { ...env, PORT: 'eighty' });
     expect(bad.status).toBe(1);
