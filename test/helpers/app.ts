@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
@@ -57,6 +58,36 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       await services.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * One app for the tests of a describe block: made (and `setup` run) before
+ * them, closed after them. The returned object forwards to that app.
+ */
+export function useTestApp(setup: (app: TestApp) => Promise<void> = async () => undefined, env: Record<string, string> = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    current = await createTestApp(env);
+    await setup(current);
+  });
+  afterAll(() => current?.close());
+  const app = (): TestApp => {
+    if (!current) throw new Error('the test app is used outside its describe block');
+    return current;
+  };
+  return {
+    get app() {
+      return app().app;
+    },
+    get services() {
+      return app().services;
+    },
+    get http() {
+      return app().http;
+    },
+    createUser: (username, spec) => app().createUser(username, spec),
+    close: () => app().close(),
   };
 }
 

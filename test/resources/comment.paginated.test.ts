@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { beforeEach, describe, expect, test } from '@jest/globals';
+import { credentials, useTestApp } from '../helpers/app.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
 
 describe('the comment API at the root (paginated site)', () => {
-  let t: TestApp;
   const alice = credentials('alice');
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice');
     await t.createUser('bob');
   });
-  afterAll(() => t.close());
   beforeEach(async () => {
     await t.services.registry.get('Comment').model.destroy({ where: {} });
   });

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { useTestApp } from '../helpers/app.js';
 
 const basic = (text: string): string => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 
 describe('HTTP Basic authentication on the paginated site', () => {
-  let t: TestApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice', { password: 'alice-pw' });
     await t.createUser('retired', { password: 'retired-pw', active: false });
     await t.createUser('山田', { password: 'パスワード:含む', email: 'yamada@example.jp' });
   });
-  afterAll(() => t.close());
 
   const get = (authorization?: string) => {
     const req = t.http.get('/comments/');

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { credentials, useTestApp } from '../helpers/app.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 describe('content negotiation and the plain HTML page', () => {
-  let t: TestApp;
   const alice = credentials('alice');
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice', { name: '<b>Alice</b>' });
   });
-  afterAll(() => t.close());
 
   test.each([
     ['no Accept header', undefined],

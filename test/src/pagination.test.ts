@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { createTestApp, credentials, useTestApp } from '../helpers/app.js';
 
 interface Listed {
   count: number;
@@ -9,7 +9,6 @@ interface Listed {
 }
 
 describe('pagination of the comment list', () => {
-  let t: TestApp;
   const alice = credentials('alice');
   const ids: number[] = [];
 
@@ -20,15 +19,13 @@ describe('pagination of the comment list', () => {
   /** Links are absolute; compare what follows the host. */
   const local = (url: string | null) => (url === null ? null : url.replace(/^http:\/\/127\.0\.0\.1:\d+/, ''));
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice');
     for (let i = 1; i <= 8; i += 1) {
       const res = await t.http.post('/comments/').auth(...alice).send({ title: `c${i}`, body: 'x' });
       ids.push(res.body.id);
     }
   });
-  afterAll(() => t.close());
 
   test('the default page has 2 comments, newest first, and a link to page 2', async () => {
     const { body } = await list();

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { credentials, useTestApp } from '../helpers/app.js';
 
 describe('request bodies', () => {
-  let t: TestApp;
   const alice = credentials('alice');
 
-  beforeAll(async () => {
-    t = await createTestApp({ BODY_LIMIT_BYTES: '2048' });
+  const t = useTestApp(async (t) => {
     await t.createUser('alice');
-  });
-  afterAll(() => t.close());
+  }, { BODY_LIMIT_BYTES: '2048' });
 
   const post = () => t.http.post('/comments/').auth(...alice);
   const count = async () => (await t.http.get('/comments/').auth(...alice)).body.count as number;

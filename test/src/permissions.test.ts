@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { credentials, useTestApp } from '../helpers/app.js';
 
 describe('who may change a comment', () => {
-  let t: TestApp;
   const alice = credentials('alice');
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice');
     await t.createUser('bob');
     await t.createUser('staff', { staff: true });
     await t.createUser('root', { superuser: true });
   });
-  afterAll(() => t.close());
 
   const aliceComment = async (): Promise<number> =>
     (await t.http.post('/comments/').auth(...alice).send({ title: 'alice', body: 'mine' })).body.id;

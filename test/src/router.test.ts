@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { credentials, useTestApp } from '../helpers/app.js';
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
 
 describe('routing of the paginated site', () => {
-  let t: TestApp;
   const alice = credentials('alice');
   let id: number;
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice');
     id = (await t.http.post('/comments/').auth(...alice).send({ title: 'x', body: 'y' })).body.id;
   });
-  afterAll(() => t.close());
 
   describe('the trailing slash is optional for every method, without a redirect', () => {
     test.each(['/comments', '/comments/'])('GET and POST %s', async (path) => {

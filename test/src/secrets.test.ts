@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createTestApp, credentials, type TestApp } from '../helpers/app.js';
+import { describe, expect, test } from '@jest/globals';
+import { credentials, useTestApp } from '../helpers/app.js';
 
 describe('secrets never leave the server', () => {
-  let t: TestApp;
   const alice = credentials('alice');
   let hash: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice');
     hash = (await t.services.accounts.findByUsername('alice', { withHidden: true }))?.get('password') as string;
   });
-  afterAll(() => t.close());
 
   test('no response of any kind carries a password, a hash or created_at', async () => {
     const id = (await t.http.post('/comments/').auth(...alice).send({ title: 't', body: 'b' })).body.id as number;

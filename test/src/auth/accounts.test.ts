@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import { Accounts } from '../../../src/auth/accounts.js';
 import { PasswordHasher } from '../../../src/auth/hashers.js';
 import { ValidationError } from '../../../src/errors.js';
-import { createTestApp, TEST_ITERATIONS, type TestApp } from '../../helpers/app.js';
+import { TEST_ITERATIONS, useTestApp } from '../../helpers/app.js';
 
 describe('accounts', () => {
-  let t: TestApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
+  const t = useTestApp(async (t) => {
     await t.createUser('alice', { password: 'pw' });
     await t.createUser('retired', { password: 'pw', active: false });
   });
-  afterAll(() => t.close());
 
   const storedHash = async (username: string) =>
     (await t.services.accounts.findByUsername(username, { withHidden: true }))?.get('password');
