@@ -20,13 +20,8 @@ export function monotonicClock(source: () => number = Date.now): Clock {
   };
 }
 
-let current: Clock = monotonicClock();
+const current: Clock = monotonicClock();
 
 export function clock(): Clock {
   return current;
-}
-
-/** Tests replace the clock to test expiry and ordering without sleeping. */
-export function setClock(replacement: Clock): void {
-  current = replacement;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { Translate } from './i18n.js';
 import { projectRoot } from './paths.js';
 
 export interface Config {
@@ -21,7 +22,6 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
   logLevel: string;
-  production: boolean;
 }
 
 /** A setting with a value that cannot be used; the message key is in `locales/<lang>/cli.json`. */
@@ -34,6 +34,11 @@ export class ConfigError extends Error {
     super(`${variable}=${value}`);
     this.name = 'ConfigError';
   }
+}
+
+/** The one-line explanation printed when a setting stops a command or the server. */
+export function describeConfigError(t: Translate, error: ConfigError): string {
+  return t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected });
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/db.sqlite3';
@@ -87,7 +92,6 @@ export function loadConfig(env: Env = process.env): Config {
     passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
-    production: env.NODE_ENV === 'production',
   };
 }
 

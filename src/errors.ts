@@ -88,6 +88,11 @@ export class FieldErrors {
     (this.collected[field] ??= []).push({ code, params });
   }
 
+  /** Adds every field error of an earlier ValidationError. */
+  addAll(error: ValidationError): void {
+    for (const [field, errors] of Object.entries(error.fields)) for (const e of errors) this.add(field, e.code, e.params);
+  }
+
   has(field: string): boolean {
     return field in this.collected;
   }

@@ -15,8 +15,13 @@ export interface BoundResource {
   model: RowModel;
   /** Lower-case name: the key of its labels in the `resources` catalogue. */
   key: string;
-  /** The fields the clock writes on create and on every update. */
-  timestamps: { created?: string; updated?: string };
+  timestamps: Timestamps;
+}
+
+/** The fields the clock writes on create and on every update. */
+interface Timestamps {
+  created?: string;
+  updated?: string;
 }
 
 /** Scope that also loads hidden columns; only the account code asks for it. */
@@ -46,11 +51,11 @@ function autoField(declaration: ResourceDeclaration, auto: 'create' | 'update'):
   return Object.entries(declaration.fields).find(([, field]) => field.kind === 'datetime' && field.auto === auto)?.[0];
 }
 
-function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration): RowModel {
+function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, timestamps: Timestamps): RowModel {
   const attributes: Record<string, ModelAttributeColumnOptions> = {};
   for (const [name, field] of Object.entries(declaration.fields)) attributes[name] = columnFor(field);
-  const createdAt = autoField(declaration, 'create') ?? false;
-  const updatedAt = autoField(declaration, 'update') ?? false;
+  const createdAt = timestamps.created ?? false;
+  const updatedAt = timestamps.updated ?? false;
   const hidden = Object.entries(declaration.fields)
     .filter(([, field]) => field.hidden)
     .map(([name]) => name);
@@ -88,13 +93,9 @@ export class ResourceRegistry {
   ) {
     for (const declaration of declarations) {
       if (this.byName.has(declaration.name)) throw new Error(`Resource ${declaration.name} is declared twice`);
-      const model = defineModel(sequelize, declaration);
-      this.byName.set(declaration.name, {
-        declaration,
-        model,
-        key: declaration.name.toLowerCase(),
-        timestamps: { created: autoField(declaration, 'create'), updated: autoField(declaration, 'update') },
-      });
+      const timestamps = { created: autoField(declaration, 'create'), updated: autoField(declaration, 'update') };
+      const model = defineModel(sequelize, declaration, timestamps);
+      this.byName.set(declaration.name, { declaration, model, key: declaration.name.toLowerCase(), timestamps });
     }
     this.associate();
   }

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
+import { cliLanguage } from './cli/io.js';
+import { ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { translator } from './i18n.js';
 import { createServices, type Services } from './services.js';
 
@@ -30,14 +31,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 async function main(): Promise<void> {
-  const t = translator('en', ['cli']);
+  const t = translator(cliLanguage(process.env), ['cli']);
   let config: Config;
   try {
     loadDotEnv();
     config = loadConfig();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected })}\n`);
+    process.stderr.write(`${describeConfigError(t, error)}\n`);
     process.exit(1);
   }
   let running: RunningServer;

@@ -112,7 +112,7 @@ export class Accounts {
       values = await this.creation.validate(input);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      for (const [name, list] of Object.entries(error.fields)) for (const e of list) errors.add(name, e.code, e.params);
+      errors.addAll(error);
     }
     this.checkPassword(account.password, errors);
     errors.throwIfAny(this.users.key);

@@ -8,8 +8,6 @@ const SALT_LENGTH = 22; // Django's: about 131 bits
 const KEY_LENGTH = 32;
 /** A stored hash asking for more than this would stall the server; it is treated as invalid. */
 const MAX_ITERATIONS = 10_000_000;
-/** Django marks accounts that cannot log in with a password by this prefix. */
-const UNUSABLE_PREFIX = '!';
 
 export interface PasswordCheck {
   valid: boolean;
@@ -58,19 +56,6 @@ export class PasswordHasher {
     const salt = randomString(SALT_LENGTH);
     const hash = await derive(password, salt, this.iterations);
     return `pbkdf2_sha256$${this.iterations}$${salt}$${hash.toString('base64')}`;
-  }
-
-  /** A hash no password matches, for accounts that must not log in with one. */
-  unusable(): string {
-    return UNUSABLE_PREFIX + randomString(40);
-  }
-
-  isUsable(encoded: string | null | undefined): boolean {
-    return typeof encoded === 'string' && !encoded.startsWith(UNUSABLE_PREFIX) && this.isKnownFormat(encoded);
-  }
-
-  isKnownFormat(encoded: string): boolean {
-    return encoded.startsWith(UNUSABLE_PREFIX) || parsePbkdf2(encoded) !== null;
   }
 
   async check(password: string, encoded: string | null | undefined): Promise<PasswordCheck> {

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig, loadDotEnv } from '../config.js';
+import { ConfigError, describeConfigError, loadConfig, loadDotEnv } from '../config.js';
 import { migrate } from '../db/migrator.js';
 import { translator, type Translate } from '../i18n.js';
 import { createLogger } from '../logger.js';
@@ -90,9 +90,8 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
     status = 1;
     if (error instanceof CommanderError) status = error.exitCode;
     else if (error instanceof CommandFailed) io.stderr.write(`${error.lines.join('\n')}\n`);
-    else if (error instanceof ConfigError) {
-      io.stderr.write(`${t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected })}\n`);
-    } else if ((error as { name?: string }).name === 'ExitPromptError') io.stderr.write('\n');
+    else if (error instanceof ConfigError) io.stderr.write(`${describeConfigError(t, error)}\n`);
+    else if ((error as { name?: string }).name === 'ExitPromptError') io.stderr.write('\n');
     else io.stderr.write(`${t('error.unexpected', { message: (error as Error).message })}\n`);
   }
   return status;
