@@ -8,7 +8,13 @@ export default defineResource({
     id: field.id(),
     title: field.string({ maxLength: 255 }),
     body: field.text({ maxLength: 65_535 }),
-    user_id: field.reference('User', { as: 'owner', nullable: true, readOnly: true, onDelete: 'SET NULL' }),
+    user_id: field.reference('User', {
+      as: 'owner',
+      related: 'comments',
+      nullable: true,
+      readOnly: true,
+      onDelete: 'SET NULL',
+    }),
     created_at: field.createdAt(),
     updated_at: field.updatedAt(),
   },
@@ -24,6 +30,15 @@ export default defineResource({
         ['updated_at', 'DESC'],
         ['id', 'DESC'],
       ],
+    },
+    token: {
+      path: 'comments',
+      actions: ['list', 'retrieve', 'create', 'update', 'partial_update', 'destroy'],
+      fields: ['id', 'title', 'body', 'updated_at'],
+      // A single comment read also names its owner.
+      retrieveFields: ['id', 'title', 'body', 'updated_at', 'owner'],
+      ordering: [['id', 'ASC']],
+      wrap: { item: 'comment', list: 'comments' },
     },
   },
 });

@@ -22,4 +22,14 @@ export default defineResource({
     updated_at: field.updatedAt(),
   },
   userModel: { usernameField: 'username', emailField: 'email', displayField: 'name' },
+  sites: {
+    // GET /api/user: the logged-in user with their own comments; also the user of a login's answer.
+    token: {
+      path: 'user',
+      actions: ['current'],
+      fields: ['id', 'name', 'email', 'email_verified_at', 'created_at', 'updated_at'],
+      include: ['comments'],
+      wrap: { item: 'user' },
+    },
+  },
 });

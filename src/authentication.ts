@@ -1,12 +1,19 @@
 import type { Request } from 'express';
 import type { Accounts, AuthUser } from './auth/accounts.js';
+import type { AccessToken, AccessTokens } from './auth/tokens.js';
 import type { RequestContext } from './context.js';
 import { ApiError } from './errors.js';
+
+/** Who a request is, and the token it proved it with (DRF's request.user and request.auth). */
+export interface Authenticated {
+  user: AuthUser;
+  token?: AccessToken;
+}
 
 /** As Django REST Framework's BaseAuthentication. */
 export interface Authenticator {
   /** null: the request does not use this scheme. Throws when it does, wrongly. */
-  authenticate(req: Request): Promise<AuthUser | null>;
+  authenticate(req: Request): Promise<Authenticated | null>;
   /** The `WWW-Authenticate` value of a 401, when the scheme has one. */
   readonly challenge?: string;
 }
@@ -41,7 +48,7 @@ export class BasicAuthentication implements Authenticator {
     this.challenge = `Basic realm="${realm}"`;
   }
 
-  async authenticate(req: Request): Promise<AuthUser | null> {
+  async authenticate(req: Request): Promise<Authenticated | null> {
     const parts = (req.headers.authorization ?? '').trim().split(/\s+/);
     if (parts[0]?.toLowerCase() !== 'basic') return null;
     if (parts.length === 1) throw new ApiError('basic_header_no_credentials');
@@ -49,16 +56,35 @@ export class BasicAuthentication implements Authenticator {
     const { username, password } = decodeCredentials(parts[1] ?? '');
     const user = await this.accounts.authenticate(username, password);
     if (!user) throw new ApiError('authentication_failed');
-    return user;
+    return { user };
+  }
+}
+
+/**
+ * `Authorization: Bearer <id>|<secret>` (RFC 6750; the scheme name in any
+ * letter case). As Laravel Sanctum, a token that does not check out leaves the
+ * request unauthenticated rather than failing it: every reason gets the same
+ * "Unauthenticated." and the next scheme may still identify the request.
+ */
+export class BearerAuthentication implements Authenticator {
+  readonly challenge = 'Bearer';
+
+  constructor(private readonly tokens: AccessTokens) {}
+
+  async authenticate(req: Request): Promise<Authenticated | null> {
+    const parts = (req.headers.authorization ?? '').trim().split(/\s+/);
+    if (parts.length !== 2 || parts[0]?.toLowerCase() !== 'bearer') return null;
+    return this.tokens.authenticate(parts[1] ?? '');
   }
 }
 
 /** Tries the site's schemes in order; the first that recognises the request decides. */
 export async function authenticateRequest(ctx: RequestContext): Promise<void> {
   for (const authenticator of ctx.site.authenticators) {
-    const user = await authenticator.authenticate(ctx.req);
-    if (user) {
-      ctx.user = user;
+    const authenticated = await authenticator.authenticate(ctx.req);
+    if (authenticated) {
+      ctx.user = authenticated.user;
+      ctx.token = authenticated.token ?? null;
       ctx.authenticator = authenticator;
       return;
     }

@@ -20,8 +20,15 @@ export function monotonicClock(source: () => number = Date.now): Clock {
   };
 }
 
-const current: Clock = monotonicClock();
+let current: Clock = monotonicClock();
 
 export function clock(): Clock {
   return current;
+}
+
+/** Replaces the process's clock (tests move time this way instead of sleeping); returns the one it replaced. */
+export function setClock(next: Clock): Clock {
+  const previous = current;
+  current = next;
+  return previous;
 }

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { AuthUser } from './auth/accounts.js';
+import type { AccessToken } from './auth/tokens.js';
 import type { Authenticator } from './authentication.js';
 import { chooseLanguage, translator, type Language, type Translate } from './i18n.js';
 import type { Renderer } from './renderers.js';
@@ -15,6 +16,8 @@ export interface RequestContext {
   /** Chosen by content negotiation; JSON until then, so early errors still render. */
   renderer: Renderer;
   user: AuthUser | null;
+  /** The API token the request was authenticated with, if any. */
+  token: AccessToken | null;
   /** The scheme that identified the user (CSRF applies to sessions only). */
   authenticator: Authenticator | null;
 }
@@ -31,6 +34,7 @@ export function createContext(site: Site, req: Request, res: Response): RequestC
     t: translator(language, site.namespaces),
     renderer: defaultRenderer,
     user: null,
+    token: null,
     authenticator: null,
   };
 }

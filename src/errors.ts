@@ -11,8 +11,10 @@ export const ERRORS = {
   basic_header_no_credentials: { status: 401, key: 'errors.basic_header_no_credentials' },
   basic_header_spaces: { status: 401, key: 'errors.basic_header_spaces' },
   basic_header_encoding: { status: 401, key: 'errors.basic_header_encoding' },
+  login_failed: { status: 404, key: 'errors.login_failed' },
   permission_denied: { status: 403, key: 'errors.permission_denied' },
   not_found: { status: 404, key: 'errors.not_found' },
+  record_not_found: { status: 404, key: 'errors.record_not_found' },
   invalid_page: { status: 404, key: 'errors.invalid_page' },
   method_not_allowed: { status: 405, key: 'errors.method_not_allowed' },
   parse_error_json: { status: 400, key: 'errors.parse_error_json' },
@@ -45,12 +47,14 @@ export type FieldErrorCode = keyof typeof FIELD_ERRORS;
 export type MessageParams = Record<string, string | number>;
 
 export class ApiError extends Error {
+  /** `cause`: the unexpected error behind a server_error, shown only in debug output and logs. */
   constructor(
     readonly code: ErrorCode,
     readonly params: MessageParams = {},
     readonly headers: Record<string, string> = {},
+    options?: { cause?: unknown },
   ) {
-    super(code);
+    super(code, options);
     this.name = 'ApiError';
   }
 
@@ -111,11 +115,17 @@ export function fieldLabel(t: Translate, resource: string | undefined, field: st
 export function fieldErrorMessages(t: Translate, error: ValidationError): { field: string; label: string; messages: string[] }[] {
   return Object.entries(error.fields).map(([field, errors]) => {
     const label = fieldLabel(t, error.resource, field);
-    return { field, label, messages: errors.map(({ code, params }) => t(FIELD_ERRORS[code], { label, ...params })) };
+    // `attribute` is the field as Laravel's messages name it: its name, underscores as spaces.
+    const attribute = field.replaceAll('_', ' ');
+    return {
+      field,
+      label,
+      messages: errors.map(({ code, params }) => t(FIELD_ERRORS[code], { label, attribute, ...params })),
+    };
   });
 }
 
 /** Anything thrown that is not an ApiError is a bug: it becomes a 500 whose details stay in the log. */
 export function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError('server_error');
+  return error instanceof ApiError ? error : new ApiError('server_error', {}, {}, { cause: error });
 }

@@ -11,7 +11,7 @@ export interface Permission {
   hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: Row, resource: BoundResource): boolean;
 }
 
-const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'metadata']);
+const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'current', 'metadata']);
 
 export const isAuthenticated: Permission = {
   hasPermission: (ctx) => ctx.user !== null,

@@ -16,6 +16,17 @@ export interface BoundResource {
   /** Lower-case name: the key of its labels in the `resources` catalogue. */
   key: string;
   timestamps: Timestamps;
+  /** Reference `as` name → the foreign-key field and the resource it points at. */
+  references: Map<string, Relation>;
+  /** `related` name → the resource whose rows point here, and their foreign-key field. */
+  related: Map<string, Relation>;
+  /** Columns that make up a row's display name, the first non-empty wins. */
+  displayFields: readonly string[];
+}
+
+export interface Relation {
+  field: string;
+  resource: BoundResource;
 }
 
 /** The fields the clock writes on create and on every update. */
@@ -49,6 +60,21 @@ function columnFor(field: FieldDeclaration): ModelAttributeColumnOptions {
 
 function autoField(declaration: ResourceDeclaration, auto: 'create' | 'update'): string | undefined {
   return Object.entries(declaration.fields).find(([, field]) => field.kind === 'datetime' && field.auto === auto)?.[0];
+}
+
+function displayFieldsOf(declaration: ResourceDeclaration): string[] {
+  if (declaration.displayField) return [declaration.displayField];
+  const user = declaration.userModel;
+  return user ? [user.displayField, user.usernameField] : ['id'];
+}
+
+/** How a row is named for people: its first non-empty display column. */
+export function displayName(resource: BoundResource, row: Row): string {
+  for (const name of resource.displayFields) {
+    const value = row.get(name);
+    if (value !== null && value !== undefined && value !== '') return String(value);
+  }
+  return '';
 }
 
 function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, timestamps: Timestamps): RowModel {
@@ -95,17 +121,30 @@ export class ResourceRegistry {
       if (this.byName.has(declaration.name)) throw new Error(`Resource ${declaration.name} is declared twice`);
       const timestamps = { created: autoField(declaration, 'create'), updated: autoField(declaration, 'update') };
       const model = defineModel(sequelize, declaration, timestamps);
-      this.byName.set(declaration.name, { declaration, model, key: declaration.name.toLowerCase(), timestamps });
+      this.byName.set(declaration.name, {
+        declaration,
+        model,
+        key: declaration.name.toLowerCase(),
+        timestamps,
+        references: new Map(),
+        related: new Map(),
+        displayFields: displayFieldsOf(declaration),
+      });
     }
     this.associate();
   }
 
   private associate(): void {
-    for (const { declaration, model } of this.byName.values()) {
-      for (const [name, field] of Object.entries(declaration.fields)) {
+    for (const resource of this.byName.values()) {
+      for (const [name, field] of Object.entries(resource.declaration.fields)) {
         if (field.kind !== 'reference') continue;
-        const target = this.get(field.to).model;
-        model.belongsTo(target, { as: field.as, foreignKey: name, onDelete: field.onDelete, constraints: false });
+        const target = this.get(field.to);
+        resource.model.belongsTo(target.model, { as: field.as, foreignKey: name, onDelete: field.onDelete, constraints: false });
+        resource.references.set(field.as, { field: name, resource: target });
+        if (field.related) {
+          target.model.hasMany(resource.model, { as: field.related, foreignKey: name, constraints: false });
+          target.related.set(field.related, { field: name, resource });
+        }
       }
     }
   }
@@ -124,6 +163,13 @@ export class ResourceRegistry {
   users(): BoundResource {
     const found = this.all().filter((resource) => resource.declaration.userModel);
     if (found.length !== 1 || !found[0]) throw new Error(`Exactly one resource must declare userModel, found ${found.length}`);
+    return found[0];
+  }
+
+  /** The access-token model (the declaration with `tokenModel`), if there is one. */
+  tokens(): BoundResource | undefined {
+    const found = this.all().filter((resource) => resource.declaration.tokenModel);
+    if (found.length > 1) throw new Error(`At most one resource may declare tokenModel, found ${found.length}`);
     return found[0];
   }
 

@@ -29,6 +29,11 @@ export const jsonRenderer: Renderer = {
 
 const eta = new Eta({ views: templatesDir, autoEscape: true, cache: true });
 
+/** The status line's text in the request's language, or Node's English one. */
+function statusText(ctx: RequestContext, status: number): string {
+  return ctx.t(`page.status.${status}`, { defaultValue: STATUS_CODES[status] ?? String(status) });
+}
+
 /**
  * The browsable page: the response pretty-printed inside a server-rendered
  * HTML page. Every value goes through the template's auto-escaping.
@@ -43,12 +48,44 @@ export const htmlRenderer: Renderer = {
       language: ctx.language,
       name: view.name,
       status: response.status,
-      statusText: STATUS_CODES[response.status] ?? '',
+      statusText: statusText(ctx, response.status),
       method: ctx.req.method,
       path: ctx.req.originalUrl,
       allow: view.allow,
       user: ctx.user,
       body: response.data === undefined ? '' : JSON.stringify(response.data, null, 4),
+    });
+    return Buffer.from(html);
+  },
+};
+
+/** What an error body may carry into its page: the message, and debug details when DEBUG is on. */
+interface ErrorData {
+  message?: unknown;
+  exception?: unknown;
+  trace?: unknown;
+}
+
+/**
+ * The error page a browser gets from a site whose API speaks JSON only to
+ * clients that ask for it (Laravel's rule): status, message, and the
+ * exception and its stack when the body carries them (DEBUG).
+ */
+export const errorPageRenderer: Renderer = {
+  mediaType: 'text/html',
+  format: 'html',
+  contentType: 'text/html; charset=utf-8',
+  render(ctx, response) {
+    const data = (response.data ?? {}) as ErrorData;
+    const html = eta.render('error', {
+      t: ctx.t,
+      language: ctx.language,
+      user: ctx.user,
+      status: response.status,
+      statusText: statusText(ctx, response.status),
+      message: typeof data.message === 'string' ? data.message : '',
+      exception: typeof data.exception === 'string' ? data.exception : undefined,
+      trace: Array.isArray(data.trace) ? data.trace.map(String) : [],
     });
     return Buffer.from(html);
   },

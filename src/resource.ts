@@ -5,7 +5,8 @@
  */
 import type { Permission } from './permissions.js';
 
-export type ActionName = 'list' | 'retrieve' | 'create' | 'update' | 'partial_update' | 'destroy';
+/** The six model actions, and `current`: the authenticated user's own row (the account model only). */
+export type ActionName = 'list' | 'retrieve' | 'create' | 'update' | 'partial_update' | 'destroy' | 'current';
 
 interface CommonField {
   /** The column accepts NULL (and the serializer accepts null). */
@@ -45,8 +46,10 @@ export interface ReferenceField extends CommonField {
   kind: 'reference';
   /** Name of the referenced resource. */
   to: string;
-  /** Name under which the referenced row is loaded. */
+  /** Name under which the referenced row is loaded; in an exposure's fields it shows that row's display name. */
   as: string;
+  /** Name under which the referenced resource reaches the rows that point at it (Django's related_name). */
+  related?: string;
   onDelete: 'SET NULL' | 'CASCADE';
 }
 
@@ -82,15 +85,30 @@ export interface PageSizes {
   maxPageSize: number;
 }
 
+/** Keys a site that wraps its bodies puts one row or a list under (Laravel's JsonResource::$wrap). */
+export interface Wrap {
+  item?: string;
+  list?: string;
+}
+
 /** How one site serves a resource. */
 export interface SiteExposure {
   /** URL segment under the site's mount point, e.g. `comments`. */
   path: string;
   actions: readonly ActionName[];
-  /** Fields shown in responses (and accepted in requests unless read-only), in this order. */
+  /**
+   * Fields shown in responses (and accepted in requests unless read-only), in
+   * this order. A reference's `as` name shows the referenced row's display name.
+   */
   fields: readonly string[];
+  /** Fields the retrieve action shows instead of `fields`. */
+  retrieveFields?: readonly string[];
+  /** Related rows (by `related` name) the `current` action shows with the row, in all their visible fields. */
+  include?: readonly string[];
   rules?: Readonly<Record<string, FieldRules>>;
-  ordering: Ordering;
+  /** Order of lists; default: id ascending. */
+  ordering?: Ordering;
+  wrap?: Wrap;
   /** Overrides the site's page sizes. */
   pagination?: PageSizes;
   /** Overrides the resource's permissions on this site. */
@@ -105,6 +123,11 @@ export interface UserModelContract {
   displayField: string;
 }
 
+/** The access-token model's contract: the reference to the account that owns a token. */
+export interface TokenModelContract {
+  userField: string;
+}
+
 export interface ResourceDeclaration {
   /** Model name, singular, e.g. `Comment`. Its lower-case form keys its labels in `locales/<lang>/resources.json`. */
   name: string;
@@ -114,13 +137,22 @@ export interface ResourceDeclaration {
   ownerField?: string;
   /** Present on the one resource that is the account model. */
   userModel?: UserModelContract;
+  /** Present on the one resource that holds API tokens (Sanctum's personal_access_tokens). */
+  tokenModel?: TokenModelContract;
+  /** The field that names a row for people, e.g. as a comment's owner; default: the user model's display field, else id. */
+  displayField?: string;
   permissions?: readonly Permission[];
   sites?: Readonly<Record<string, SiteExposure>>;
 }
 
-function assertFields(declaration: ResourceDeclaration, names: readonly string[], where: string): void {
+/** A field name, or the `as` name of a reference (shown as the referenced row's display name). */
+function isShowable(declaration: ResourceDeclaration, name: string): boolean {
+  return Object.values(declaration.fields).some((field) => field.kind === 'reference' && field.as === name);
+}
+
+function assertFields(declaration: ResourceDeclaration, names: readonly string[], where: string, aliases = false): void {
   for (const name of names) {
-    if (!(name in declaration.fields)) {
+    if (!(name in declaration.fields) && !(aliases && isShowable(declaration, name))) {
       throw new Error(`Resource ${declaration.name}: ${where} names unknown field "${name}"`);
     }
   }
@@ -138,11 +170,19 @@ export function defineResource<const T extends ResourceDeclaration>(declaration:
     const { usernameField, emailField, displayField } = declaration.userModel;
     assertFields(declaration, [usernameField, emailField, displayField], 'userModel');
   }
+  if (declaration.tokenModel) {
+    assertFields(declaration, [declaration.tokenModel.userField], 'tokenModel');
+  }
+  if (declaration.displayField) assertFields(declaration, [declaration.displayField], 'displayField');
   for (const [site, exposure] of Object.entries(declaration.sites ?? {})) {
-    assertFields(declaration, exposure.fields, `sites.${site}.fields`);
+    assertFields(declaration, exposure.fields, `sites.${site}.fields`, true);
+    assertFields(declaration, exposure.retrieveFields ?? [], `sites.${site}.retrieveFields`, true);
     assertFields(declaration, Object.keys(exposure.rules ?? {}), `sites.${site}.rules`);
-    assertFields(declaration, exposure.ordering.map(([name]) => name), `sites.${site}.ordering`);
-    for (const name of exposure.fields) {
+    assertFields(declaration, (exposure.ordering ?? []).map(([name]) => name), `sites.${site}.ordering`);
+    if (exposure.actions.includes('current') && !declaration.userModel) {
+      throw new Error(`Resource ${declaration.name}: only the user model has a current action (sites.${site})`);
+    }
+    for (const name of [...exposure.fields, ...(exposure.retrieveFields ?? [])]) {
       if (declaration.fields[name]?.hidden) {
         throw new Error(`Resource ${declaration.name}: hidden field "${name}" cannot be exposed on ${site}`);
       }

@@ -7,8 +7,9 @@ import { selectRenderer } from './negotiation.js';
 import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
 import { baseMetadata } from './metadata.js';
 import { jsonRenderer, type ViewInfo } from './renderers.js';
+import type { ResourceRegistry } from './registry.js';
 import type { Site, SiteResponse } from './site.js';
-import type { ModelViewSet } from './viewsets.js';
+import { ModelViewSet } from './viewsets.js';
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 type Method = Exclude<(typeof METHOD_ORDER)[number], 'HEAD'>;
@@ -43,14 +44,15 @@ export function allowHeader(endpoint: Endpoint): string {
 
 function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): void {
   const { res } = ctx;
+  let renderer = response.renderer ?? ctx.renderer;
   let body: Buffer | undefined;
   if (response.data !== undefined) {
     try {
-      body = ctx.renderer.render(ctx, response, view);
+      body = renderer.render(ctx, response, view);
     } catch (error) {
       logger.error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'renderer failed');
-      ctx.renderer = jsonRenderer;
-      response = ctx.site.errorResponse(ctx, new ApiError('server_error'));
+      ctx.renderer = renderer = jsonRenderer;
+      response = ctx.site.errorResponse(ctx, new ApiError('server_error', {}, {}, { cause: error }));
       body = jsonRenderer.render(ctx, response, view);
     }
   }
@@ -60,7 +62,7 @@ function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logge
     res.end();
     return;
   }
-  res.setHeader('Content-Type', ctx.renderer.contentType);
+  res.setHeader('Content-Type', renderer.contentType);
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }
@@ -92,7 +94,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
       await authenticateRequest(ctx);
       const entry = actionFor(endpoint, req.method === 'HEAD' ? 'GET' : req.method);
       checkPermissions(ctx, endpoint.permissions, entry?.action ?? null);
-      if (!entry) throw new ApiError('method_not_allowed', { method: req.method });
+      if (!entry) throw new ApiError('method_not_allowed', { method: req.method, allowed: allow });
       response = await entry.run(ctx);
     } catch (error) {
       response = errorResponse(ctx, error, logger);
@@ -102,7 +104,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
 }
 
 /** The list and detail endpoints of a viewset, with the methods its actions allow. */
-export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint } {
+export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint; current: Endpoint } {
   const actions = new Set(viewset.exposure.actions);
   const label = (ctx: RequestContext): string => ctx.t(`resources:${viewset.resource.key}.name`);
   const list: Endpoint = {
@@ -125,7 +127,31 @@ export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detai
   }
   if (actions.has('destroy')) detail.methods.DELETE = { action: 'destroy', run: (ctx) => viewset.destroy(ctx) };
   detail.methods.OPTIONS = { action: 'metadata', run: (ctx) => viewset.metadata(ctx, 'detail', detail.name(ctx)) };
-  return { list, detail };
+  const current: Endpoint = {
+    name: (ctx) => ctx.t('views.current', { name: label(ctx) }),
+    permissions: viewset.permissions,
+    methods: { GET: { action: 'current', run: (ctx) => viewset.current(ctx) } },
+  };
+  return { list, detail, current };
+}
+
+const LIST_ACTIONS = new Set(['list', 'create']);
+const DETAIL_ACTIONS = new Set(['retrieve', 'update', 'partial_update', 'destroy']);
+
+/**
+ * The routes of every resource a site exposes: `/<path>` for the list (or, for
+ * the `current` action, the user's own row) and `/<path>/:pk` for one row.
+ */
+export function resourceRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
+  const routes: Route[] = [];
+  for (const { resource, exposure } of registry.exposedOn(site.name)) {
+    const { list, detail, current } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit }));
+    const path = `/${exposure.path}`;
+    if (exposure.actions.includes('current')) routes.push({ path, endpoint: current });
+    else if (exposure.actions.some((action) => LIST_ACTIONS.has(action))) routes.push({ path, endpoint: list });
+    if (exposure.actions.some((action) => DETAIL_ACTIONS.has(action))) routes.push({ path: `${path}/:pk`, endpoint: detail });
+  }
+  return routes;
 }
 
 export interface Route {

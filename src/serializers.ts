@@ -1,7 +1,7 @@
-import { fn, col, where, Op, type WhereOptions } from 'sequelize';
+import { fn, col, where, Op, type IncludeOptions, type WhereOptions } from 'sequelize';
 import validator from 'validator';
 import { FieldErrors, ValidationError, type FieldErrorCode } from './errors.js';
-import type { BoundResource, Row } from './registry.js';
+import { displayName, type BoundResource, type Row } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
 
 export interface SerializerOptions {
@@ -9,6 +9,8 @@ export interface SerializerOptions {
   fields: readonly string[];
   rules?: Readonly<Record<string, FieldRules>>;
   formatTimestamp: (date: Date) => string;
+  /** Representation only: nothing is accepted (views with no write action). */
+  readOnly?: boolean;
 }
 
 /** What OPTIONS tells about a field, as Django REST Framework's SimpleMetadata. */
@@ -82,6 +84,7 @@ export class Serializer {
     private readonly options: SerializerOptions,
   ) {
     this.writable = options.fields.flatMap((name) => {
+      if (options.readOnly || resource.references.has(name)) return [];
       const field = this.field(name);
       if (field.readOnly || field.kind === 'id') return [];
       if (field.kind !== 'string' && field.kind !== 'text' && field.kind !== 'boolean') {
@@ -109,9 +112,23 @@ export class Serializer {
     return field;
   }
 
+  /** What a query must load for `represent`: the referenced rows shown by their display name. */
+  includes(): IncludeOptions[] {
+    return this.options.fields.flatMap((name) => {
+      const relation = this.resource.references.get(name);
+      return relation ? [{ association: name, attributes: [...relation.resource.displayFields] }] : [];
+    });
+  }
+
   represent(row: Row): Record<string, unknown> {
     const result: Record<string, unknown> = {};
     for (const name of this.options.fields) {
+      const relation = this.resource.references.get(name);
+      if (relation) {
+        const related = row.get(name) as Row | null | undefined;
+        result[name] = related ? displayName(relation.resource, related) : null;
+        continue;
+      }
       const value = row.get(name);
       result[name] = value instanceof Date ? this.options.formatTimestamp(value) : (value ?? null);
     }
@@ -171,9 +188,8 @@ export class Serializer {
     const result: Record<string, FieldDescription> = {};
     for (const name of this.options.fields) {
       const writable = this.writable.find((spec) => spec.name === name);
-      const field = this.field(name);
       const description: FieldDescription = {
-        type: fieldType(field),
+        type: this.resource.references.has(name) ? 'field' : fieldType(this.field(name)),
         required: writable?.required ?? false,
         read_only: writable === undefined,
         label: label(name),

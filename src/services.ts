@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { Accounts } from './auth/accounts.js';
 import { PasswordHasher } from './auth/hashers.js';
+import { AccessTokens } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrator.js';
@@ -15,6 +16,8 @@ export interface Services {
   sequelize: Sequelize;
   registry: ResourceRegistry;
   accounts: Accounts;
+  /** API tokens; null when no resource declares the token model. */
+  tokens: AccessTokens | null;
   close(): Promise<void>;
 }
 
@@ -37,7 +40,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     }
     const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations()));
     const accounts = new Accounts(registry, new PasswordHasher(config.passwordIterations));
-    return { config, logger, sequelize, registry, accounts, close: () => sequelize.close() };
+    const tokenModel = registry.tokens();
+    const tokens = tokenModel
+      ? new AccessTokens(tokenModel, accounts, { expirationMinutes: config.tokenExpirationMinutes })
+      : null;
+    return { config, logger, sequelize, registry, accounts, tokens, close: () => sequelize.close() };
   } catch (error) {
     await sequelize.close();
     throw error;

@@ -3,16 +3,20 @@ import type { RequestContext } from './context.js';
 import type { ApiError } from './errors.js';
 import type { Language } from './i18n.js';
 import type { PageLinks } from './pagination.js';
-import type { BoundResource } from './registry.js';
 import type { Renderer } from './renderers.js';
-import type { PageSizes } from './resource.js';
+import type { PageSizes, SiteExposure } from './resource.js';
 
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
 export interface SiteResponse {
   status: number;
   data?: unknown;
   headers?: Record<string, string>;
+  /** Overrides the negotiated renderer, e.g. for an error page or an always-JSON error. */
+  renderer?: Renderer;
 }
+
+/** A representation of one row, and the related rows shown with it, by relation name. */
+export type Item = Record<string, unknown>;
 
 /**
  * One API style served from the same declarations: how it authenticates,
@@ -35,7 +39,11 @@ export interface Site {
   /** The `Vary` header of every response: what else than the URL chose its bytes. */
   readonly vary: string;
   formatTimestamp(date: Date): string;
-  itemBody(ctx: RequestContext, resource: BoundResource, item: Record<string, unknown>): unknown;
-  listBody(ctx: RequestContext, resource: BoundResource, items: Record<string, unknown>[], page?: PageLinks): unknown;
+  itemBody(ctx: RequestContext, exposure: SiteExposure, item: Item): unknown;
+  listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[], page?: PageLinks): unknown;
+  /** The `current` action's body: the user's row and the related lists the exposure includes. */
+  currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[]>): unknown;
+  /** The answer to a successful delete. */
+  destroyedResponse(ctx: RequestContext): SiteResponse;
   errorResponse(ctx: RequestContext, error: ApiError): SiteResponse;
 }

@@ -1,4 +1,4 @@
-import type { FindOptions } from 'sequelize';
+import type { FindOptions, IncludeOptions } from 'sequelize';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel } from './errors.js';
@@ -9,9 +9,13 @@ import { checkObjectPermissions, isAuthenticated, type Permission, type Permissi
 import type { BoundResource, Row } from './registry.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
-import type { Site, SiteResponse } from './site.js';
+import type { Item, Site, SiteResponse } from './site.js';
 
 const MAX_PK = 2_147_483_647;
+/** How much of a path id a not-found message repeats. */
+const SHOWN_ID_LENGTH = 64;
+const BY_ID: FindOptions['order'] = [['id', 'ASC']];
+const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
 
 /** A path id that can name a row; anything else is a plain 404, never a database error. */
 export function parsePk(raw: string | undefined): number | null {
@@ -30,6 +34,10 @@ export interface ViewSetOptions {
  */
 export class ModelViewSet {
   readonly serializer: Serializer;
+  /** What the retrieve action shows; the same serializer unless the exposure names retrieveFields. */
+  readonly retrieveSerializer: Serializer;
+  /** Related rows the current action shows, each with its own serializer of every visible field. */
+  private readonly included: { name: string; field: string; resource: BoundResource; serializer: Serializer }[];
   readonly permissions: readonly Permission[];
   readonly pagination: PageNumberPagination | null;
 
@@ -39,10 +47,20 @@ export class ModelViewSet {
     readonly exposure: SiteExposure,
     private readonly options: ViewSetOptions,
   ) {
-    this.serializer = new Serializer(resource, {
-      fields: exposure.fields,
-      rules: exposure.rules,
-      formatTimestamp: (date) => site.formatTimestamp(date),
+    const formatTimestamp = (date: Date): string => site.formatTimestamp(date);
+    const readOnly = !exposure.actions.some((action) => WRITE_ACTIONS.has(action));
+    const { rules } = exposure;
+    this.serializer = new Serializer(resource, { fields: exposure.fields, rules, formatTimestamp, readOnly });
+    this.retrieveSerializer = exposure.retrieveFields
+      ? new Serializer(resource, { fields: exposure.retrieveFields, rules, formatTimestamp, readOnly })
+      : this.serializer;
+    this.included = (exposure.include ?? []).map((name) => {
+      const relation = resource.related.get(name);
+      if (!relation) throw new Error(`${resource.declaration.name} has no related rows named ${name}`);
+      const visible = Object.entries(relation.resource.declaration.fields).filter(([, field]) => !field.hidden);
+      const fields = visible.map(([fieldName]) => fieldName);
+      const serializer = new Serializer(relation.resource, { fields, formatTimestamp, readOnly: true });
+      return { name, ...relation, serializer };
     });
     this.permissions = exposure.permissions ?? resource.declaration.permissions ?? [isAuthenticated];
     const sizes = exposure.pagination ?? site.pageSizes;
@@ -50,14 +68,19 @@ export class ModelViewSet {
   }
 
   protected queryOptions(_ctx: RequestContext): FindOptions {
-    return { order: this.exposure.ordering.map(([name, direction]) => [name, direction]) };
+    const ordering = this.exposure.ordering;
+    const order: FindOptions['order'] = ordering ? ordering.map(([name, direction]) => [name, direction]) : BY_ID;
+    return { order, include: this.serializer.includes() };
   }
 
-  protected async getObject(ctx: RequestContext, action: PermissionAction): Promise<Row> {
+  protected async getObject(ctx: RequestContext, action: PermissionAction, include: IncludeOptions[] = []): Promise<Row> {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
-    const row = pk === null ? null : await this.resource.model.findByPk(pk);
-    if (!row) throw new ApiError('not_found');
+    const row = pk === null ? null : await this.resource.model.findByPk(pk, { include });
+    if (!row) {
+      const id = typeof raw === 'string' ? raw.slice(0, SHOWN_ID_LENGTH) : '';
+      throw new ApiError('record_not_found', { model: this.resource.declaration.name, id });
+    }
     checkObjectPermissions(ctx, this.permissions, action, row, this.resource);
     return row;
   }
@@ -66,30 +89,46 @@ export class ModelViewSet {
     return requestData(ctx.req, this.options.bodyLimit);
   }
 
-  protected item(ctx: RequestContext, row: Row): unknown {
-    return this.site.itemBody(ctx, this.resource, this.serializer.represent(row));
+  /** A written row as the site shows it; referenced rows it shows by name are loaded first. */
+  protected async written(ctx: RequestContext, row: Row): Promise<unknown> {
+    const include = this.serializer.includes();
+    if (include.length > 0) await row.reload({ include });
+    return this.site.itemBody(ctx, this.exposure, this.serializer.represent(row));
   }
 
   async list(ctx: RequestContext): Promise<SiteResponse> {
     const query = this.queryOptions(ctx);
+    const represent = (rows: Row[]): Item[] => rows.map((row) => this.serializer.represent(row));
     if (this.pagination) {
       const page = await this.pagination.paginate(ctx, this.resource.model, query);
-      const items = page.rows.map((row) => this.serializer.represent(row));
-      return { status: 200, data: this.site.listBody(ctx, this.resource, items, page.links) };
+      return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(page.rows), page.links) };
     }
     const rows = await this.resource.model.findAll(query);
-    const items = rows.map((row) => this.serializer.represent(row));
-    return { status: 200, data: this.site.listBody(ctx, this.resource, items) };
+    return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(rows)) };
   }
 
   async retrieve(ctx: RequestContext): Promise<SiteResponse> {
-    return { status: 200, data: this.item(ctx, await this.getObject(ctx, 'retrieve')) };
+    const serializer = this.retrieveSerializer;
+    const row = await this.getObject(ctx, 'retrieve', serializer.includes());
+    return { status: 200, data: this.site.itemBody(ctx, this.exposure, serializer.represent(row)) };
+  }
+
+  /** The authenticated user's own row, with the related rows the exposure includes (oldest first). */
+  async current(ctx: RequestContext): Promise<SiteResponse> {
+    const row = ctx.user ? await this.resource.model.findByPk(ctx.user.id, { include: this.serializer.includes() }) : null;
+    if (!row) throw new ApiError('not_authenticated');
+    const included: Record<string, Item[]> = {};
+    for (const { name, field, resource, serializer } of this.included) {
+      const related = await resource.model.findAll({ where: { [field]: row.get('id') }, order: BY_ID });
+      included[name] = related.map((relatedRow) => serializer.represent(relatedRow));
+    }
+    return { status: 200, data: this.site.currentBody(ctx, this.exposure, this.serializer.represent(row), included) };
   }
 
   async create(ctx: RequestContext): Promise<SiteResponse> {
     const values = await this.serializer.validate(await this.data(ctx));
     const row = await this.performCreate(ctx, values);
-    return { status: 201, data: this.item(ctx, row) };
+    return { status: 201, data: await this.written(ctx, row) };
   }
 
   protected async performCreate(ctx: RequestContext, values: Record<string, unknown>): Promise<Row> {
@@ -110,7 +149,7 @@ export class ModelViewSet {
     const row = await this.getObject(ctx, action);
     const values = await this.serializer.validate(await this.data(ctx), { partial, instance: row });
     await this.performUpdate(ctx, row, values);
-    return { status: 200, data: this.item(ctx, row) };
+    return { status: 200, data: await this.written(ctx, row) };
   }
 
   /** Every accepted update refreshes the update time, changed values or not (Django's auto_now). */
@@ -123,7 +162,7 @@ export class ModelViewSet {
   async destroy(ctx: RequestContext): Promise<SiteResponse> {
     const row = await this.getObject(ctx, 'destroy');
     await row.destroy();
-    return { status: 204 };
+    return this.site.destroyedResponse(ctx);
   }
 
   /** OPTIONS, as Django REST Framework's SimpleMetadata: the write action is listed only if this user may use it. */

@@ -1,4 +1,5 @@
-import { UniqueConstraintError } from 'sequelize';
+import { col, fn, UniqueConstraintError, where } from 'sequelize';
+import { clock } from '../clock.js';
 import { FieldErrors, ValidationError } from '../errors.js';
 import { WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
 import { Serializer } from '../serializers.js';
@@ -76,22 +77,39 @@ export class Accounts {
     return model.findOne({ where: { [this.contract.usernameField]: username } });
   }
 
+  /** The account with this email address, whatever its letter case (the unique index is on lower(email)). */
+  async findByEmail(email: string, { withHidden = false } = {}): Promise<Row | null> {
+    const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
+    return model.findOne({ where: where(fn('lower', col(this.contract.emailField)), fn('lower', email)) });
+  }
+
   /**
-   * The active account with these credentials, or null. Unknown, wrong and
-   * inactive all take one password hashing and give the same null.
+   * Whether `row` (loaded with its hidden fields) is an active account with
+   * this password. No row, a wrong password and an inactive account all take
+   * one password hashing and give false. A weaker stored hash is replaced.
    */
-  async authenticate(username: string, password: string): Promise<AuthUser | null> {
-    const row = await this.findByUsername(username, { withHidden: true });
+  async verify(row: Row | null, password: string): Promise<boolean> {
     if (!row) {
       await this.hasher.spendTimeOfOneCheck(password);
-      return null;
+      return false;
     }
     const check = await this.hasher.check(password, row.get('password') as string);
-    if (!check.valid || !row.get('is_active')) return null;
+    if (!check.valid || !row.get('is_active')) return false;
     if (check.mustUpdate) {
       await row.update({ password: await this.hasher.make(password) }, { silent: true });
     }
-    return this.toAuthUser(row);
+    return true;
+  }
+
+  /** The active account with these credentials, or null (see `verify`). */
+  async authenticate(username: string, password: string): Promise<AuthUser | null> {
+    const row = await this.findByUsername(username, { withHidden: true });
+    return (await this.verify(row, password)) && row ? this.toAuthUser(row) : null;
+  }
+
+  /** A login (not a request authenticated by Basic or a token) sets last_login, as Django's login() does. */
+  async recordLogin(row: Row): Promise<void> {
+    await row.update({ last_login: clock().now() }, { silent: true });
   }
 
   private checkPassword(password: string, errors: FieldErrors): void {

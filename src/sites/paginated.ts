@@ -6,10 +6,9 @@ import { fieldErrorMessages, ValidationError, type ApiError } from '../errors.js
 import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
-import { viewsetEndpoints, type Endpoint, type Route } from '../router.js';
+import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import type { Site, SiteResponse } from '../site.js';
 import { zonedTimestampFormatter } from '../timestamps.js';
-import { ModelViewSet } from '../viewsets.js';
 
 export const PAGINATED_SITE = 'paginated';
 
@@ -34,9 +33,11 @@ export function paginatedSite(config: Config, accounts: Accounts): Site {
     pageSizes: { pageSize: 2, maxPageSize: 5 },
     vary: 'Accept, Accept-Language, Cookie',
     formatTimestamp: zonedTimestampFormatter(config.timeZone),
-    itemBody: (_ctx, _resource, item) => item,
-    listBody: (_ctx, _resource, items, page) =>
+    itemBody: (_ctx, _exposure, item) => item,
+    listBody: (_ctx, _exposure, items, page) =>
       page ? { count: page.count, next: page.next, previous: page.previous, results: items } : items,
+    currentBody: (_ctx, _exposure, item, included) => ({ ...item, ...included }),
+    destroyedResponse: () => ({ status: 204 }),
     errorResponse(ctx, error: ApiError): SiteResponse {
       if (error instanceof ValidationError) {
         return { status: 400, data: validationBody(ctx, error) };
@@ -73,11 +74,9 @@ function rootEndpoint(listPaths: readonly string[]): Endpoint {
 }
 
 export function paginatedRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
-  const exposed = registry.exposedOn(site.name);
-  const routes: Route[] = [{ path: '/', endpoint: rootEndpoint(exposed.map(({ exposure }) => exposure.path)) }];
-  for (const { resource, exposure } of exposed) {
-    const { list, detail } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit }));
-    routes.push({ path: `/${exposure.path}`, endpoint: list }, { path: `/${exposure.path}/:pk`, endpoint: detail });
-  }
-  return routes;
+  const lists = registry
+    .exposedOn(site.name)
+    .filter(({ exposure }) => exposure.actions.includes('list'))
+    .map(({ exposure }) => exposure.path);
+  return [{ path: '/', endpoint: rootEndpoint(lists) }, ...resourceRoutes(site, registry, bodyLimit)];
 }

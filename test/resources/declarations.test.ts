@@ -1,13 +1,27 @@
 import { describe, expect, test } from '@jest/globals';
+import accessToken from '../../resources/access_token.js';
 import comment from '../../resources/comment.js';
 import user from '../../resources/user.js';
 import { loadDeclarations } from '../../src/registry.js';
 import { defineResource, field } from '../../src/resource.js';
 
 describe('resource declarations', () => {
-  test('resources/ holds the comment and user declarations, found without naming them', async () => {
+  test('resources/ holds the access token, comment and user declarations, found without naming them', async () => {
     const names = (await loadDeclarations()).map((declaration) => declaration.name).sort();
-    expect(names).toEqual(['Comment', 'User']);
+    expect(names).toEqual(['AccessToken', 'Comment', 'User']);
+  });
+
+  test('the token hash is a hidden field and tokens are exposed on no site', () => {
+    expect(accessToken.fields.token.hidden).toBe(true);
+    expect(accessToken).not.toHaveProperty('sites');
+  });
+
+  test('the comment is exposed on the token site with the column limits and its owner on single reads', () => {
+    expect(comment.sites.token.rules).toBeUndefined();
+    expect(comment.fields.title.maxLength).toBe(255);
+    expect(comment.fields.body.maxLength).toBe(65_535);
+    expect(comment.sites.token.retrieveFields).toContain('owner');
+    expect(comment.sites.token.fields).not.toContain('owner');
   });
 
   test('the comment is exposed on the paginated site with the limits of the document', () => {
@@ -40,6 +54,26 @@ describe('resource declarations', () => {
         sites: { paginated: { path: 'leaky', actions: ['list'], fields: ['id', 'secret'], ordering: [['id', 'ASC']] } },
       }),
     ).toThrow('hidden field "secret" cannot be exposed');
+  });
+
+  test('a reference is shown by its as-name, and only there', () => {
+    const fields = { id: field.id(), who: field.reference('User', { as: 'owner', onDelete: 'CASCADE' }) };
+    const site = (shown: string[]) => ({ path: 'x', actions: ['list'] as const, fields: shown });
+    expect(() => defineResource({ name: 'Shown', table: 'shown', fields, sites: { token: site(['id', 'owner']) } })).not.toThrow();
+    expect(() => defineResource({ name: 'Shown', table: 'shown', fields, sites: { token: site(['id', 'user']) } })).toThrow(
+      'sites.token.fields names unknown field "user"',
+    );
+  });
+
+  test('only the user model may expose the current action', () => {
+    expect(() =>
+      defineResource({
+        name: 'Note',
+        table: 'notes',
+        fields: { id: field.id() },
+        sites: { token: { path: 'note', actions: ['current'], fields: ['id'] } },
+      }),
+    ).toThrow('only the user model has a current action');
   });
 
   test('an owner field must be a reference', () => {

@@ -1,0 +1,146 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { Op } from 'sequelize';
+import { clock } from '../clock.js';
+import { WITH_HIDDEN, type BoundResource, type Row } from '../registry.js';
+import type { Accounts, AuthUser } from './accounts.js';
+
+/** Sanctum's token name for logins through the API. */
+export const LOGIN_TOKEN_NAME = 'comments-api-token';
+
+const SECRET_LENGTH = 40;
+const SECRET_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+/** Longer than any token we issue or import; longer input is refused before any work. */
+const MAX_TOKEN_LENGTH = 255;
+const LAST_USED_RESOLUTION_MS = 60_000;
+/** Sanctum's columns, besides the reference to the user that the contract names. */
+const REQUIRED_COLUMNS = ['id', 'name', 'token', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
+
+/** The token a request was authenticated with. */
+export interface AccessToken {
+  id: number;
+  name: string;
+}
+
+export interface TokenOptions {
+  /** Minutes a token lives after its creation; null: until revoked. */
+  expirationMinutes: number | null;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function randomSecret(): string {
+  let secret = '';
+  for (let i = 0; i < SECRET_LENGTH; i += 1) secret += SECRET_ALPHABET[randomInt(SECRET_ALPHABET.length)];
+  return secret;
+}
+
+function sameHash(a: string, b: unknown): boolean {
+  if (typeof b !== 'string' || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * Personal access tokens as Laravel Sanctum keeps them: the client holds
+ * `<id>|<secret>`, the database only the SHA-256 of the secret. Every token of
+ * a user stays valid until revoked or expired.
+ */
+export class AccessTokens {
+  private readonly userField: string;
+  /** The name the owning user is loaded under. */
+  private readonly userAlias: string;
+
+  constructor(
+    private readonly tokens: BoundResource,
+    private readonly accounts: Accounts,
+    private readonly options: TokenOptions,
+  ) {
+    const { name, tokenModel, fields } = tokens.declaration;
+    if (!tokenModel) throw new Error(`${name} has no tokenModel contract`);
+    for (const column of REQUIRED_COLUMNS) {
+      if (!(column in fields)) throw new Error(`The token model ${name} lacks the ${column} field`);
+    }
+    this.userField = tokenModel.userField;
+    const alias = [...tokens.references].find(([, relation]) => relation.field === this.userField)?.[0];
+    if (!alias) throw new Error(`${name}.${this.userField} must be a reference to the user model`);
+    this.userAlias = alias;
+  }
+
+  /** A new token for the user; the plain-text form is returned once and never stored. */
+  async issue(user: AuthUser, name = LOGIN_TOKEN_NAME): Promise<string> {
+    const secret = randomSecret();
+    const row = await this.tokens.model.create({
+      [this.userField]: user.id,
+      name,
+      token: sha256(secret),
+      abilities: '["*"]',
+    });
+    return `${row.get('id') as number}|${secret}`;
+  }
+
+  /**
+   * The user and token a bearer value stands for, or null: malformed, unknown,
+   * wrong secret, revoked, expired, or an inactive account.
+   */
+  async authenticate(bearer: string): Promise<{ user: AuthUser; token: AccessToken } | null> {
+    const row = await this.find(bearer);
+    if (!row) return null;
+    const now = clock().now();
+    if (this.expired(row, now)) return null;
+    const owner = row.get(this.userAlias) as Row | null;
+    if (!owner || !owner.get('is_active')) return null;
+    await this.touch(row, now);
+    return {
+      user: this.accounts.toAuthUser(owner),
+      token: { id: row.get('id') as number, name: row.get('name') as string },
+    };
+  }
+
+  /** `<id>|<secret>`, or the bare secret as Sanctum also accepts; the secret is compared in constant time. */
+  private async find(bearer: string): Promise<Row | null> {
+    if (bearer.length === 0 || bearer.length > MAX_TOKEN_LENGTH) return null;
+    const model = this.tokens.model.scope(WITH_HIDDEN);
+    const include = [{ association: this.userAlias }];
+    const separator = bearer.indexOf('|');
+    if (separator < 0) {
+      return model.findOne({ where: { token: sha256(bearer) }, include });
+    }
+    const idText = bearer.slice(0, separator);
+    const secret = bearer.slice(separator + 1);
+    if (!/^\d{1,10}$/.test(idText) || Number(idText) > 2_147_483_647 || secret === '') return null;
+    const row = await model.findByPk(Number(idText), { include });
+    return row && sameHash(sha256(secret), row.get('token')) ? row : null;
+  }
+
+  /** Expired by the global lifetime (counted from created_at, whenever the setting was made) or by its own expires_at. */
+  private expired(row: Row, now: Date): boolean {
+    const expiresAt = row.get('expires_at') as Date | null;
+    if (expiresAt && expiresAt.getTime() <= now.getTime()) return true;
+    const minutes = this.options.expirationMinutes;
+    if (minutes === null) return false;
+    const createdAt = row.get('created_at') as Date;
+    return now.getTime() - createdAt.getTime() > minutes * 60_000;
+  }
+
+  /** last_used_at at most once a minute per token, also across processes (the condition is in the UPDATE). */
+  private async touch(row: Row, now: Date): Promise<void> {
+    const lastUsed = row.get('last_used_at') as Date | null;
+    const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    if (lastUsed && lastUsed > threshold) return;
+    await this.tokens.model.update(
+      { last_used_at: now },
+      {
+        where: {
+          id: row.get('id') as number,
+          [Op.or]: [{ last_used_at: null }, { last_used_at: { [Op.lte]: threshold } }],
+        },
+      },
+    );
+  }
+
+  /** Revokes one token; the user's other tokens stay valid. */
+  async revoke(id: number): Promise<void> {
+    await this.tokens.model.destroy({ where: { id } });
+  }
+}

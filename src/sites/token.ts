@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import Negotiator from 'negotiator';
+import type { Accounts } from '../auth/accounts.js';
+import type { AccessTokens } from '../auth/tokens.js';
+import { BearerAuthentication } from '../authentication.js';
+import type { Config } from '../config.js';
+import { queryValue, type RequestContext } from '../context.js';
+import { ApiError, fieldErrorMessages, ValidationError } from '../errors.js';
+import { requestData } from '../parsers.js';
+import { isAuthenticated } from '../permissions.js';
+import type { ResourceRegistry } from '../registry.js';
+import { errorPageRenderer, jsonRenderer } from '../renderers.js';
+import { resourceRoutes, type Endpoint, type Route } from '../router.js';
+import { Serializer } from '../serializers.js';
+import type { Site, SiteResponse } from '../site.js';
+import { utcTimestamp } from '../timestamps.js';
+
+export const TOKEN_SITE = 'token';
+
+/** Laravel's wrapper key when a resource names none. */
+const DEFAULT_WRAP = 'data';
+const JSON_MEDIA_TYPE = /[/+]json$/i;
+const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+const XSRF_COOKIE = 'XSRF-TOKEN';
+const XSRF_COOKIE_MAX_AGE_MS = 2 * 60 * 60 * 1000;
+/** Longer than any email address can be (RFC 5321); longer input is not looked up. */
+const MAX_EMAIL_LENGTH = 254;
+
+/**
+ * Laravel's `expectsJson()`: an XMLHttpRequest, `?format=json`, or an Accept
+ * header that names a JSON type and prefers no HTML type over it. Plain
+ * clients (`*\/*`) and browsers get the HTML error page.
+ */
+export function expectsJson(req: Request): boolean {
+  if (req.get('x-requested-with')?.toLowerCase() === 'xmlhttprequest') return true;
+  if (queryValue(req, 'format') === 'json') return true;
+  const accepted = new Negotiator(req).mediaTypes();
+  const json = accepted.findIndex((type) => JSON_MEDIA_TYPE.test(type));
+  const html = accepted.findIndex((type) => HTML_MEDIA_TYPES.has(type.toLowerCase()));
+  return json >= 0 && (html < 0 || json < html);
+}
+
+/** What DEBUG adds to an error body: the exception's class, and its stack, as Laravel's debug JSON. */
+function debugDetails(error: ApiError): Record<string, unknown> {
+  const cause: unknown = error.cause;
+  const shown = cause instanceof Error ? cause : error;
+  const details: Record<string, unknown> = {
+    exception: shown === error ? `ApiError(${error.code})` : shown.name,
+    trace: (shown.stack ?? '').split('\n').slice(1).map((line) => line.trim()),
+  };
+  if (shown !== error) details.message = shown.message;
+  else if (cause !== undefined) details.message = String(cause);
+  return details;
+}
+
+/** `{"message": <first message>, "errors": {"<field>": ["…"]}}`, as Laravel's 422. */
+function validationBody(ctx: RequestContext, error: ValidationError): Record<string, unknown> {
+  const fields = fieldErrorMessages(ctx.t, error);
+  const messages = fields.flatMap((field) => field.messages);
+  const [first = ctx.t(error.messageKey)] = messages;
+  const more = messages.length - 1;
+  return {
+    message: more > 0 ? ctx.t('errors.validation_more', { message: first, count: more }) : first,
+    errors: Object.fromEntries(fields.map(({ field, messages: list }) => [field, list])),
+  };
+}
+
+/**
+ * The Laravel-Sanctum-style site under `/api`: bearer tokens, wrapped bodies,
+ * English first. Errors are JSON for clients that expect JSON and an HTML
+ * page for the others; login failures and validation errors are always JSON.
+ */
+export function tokenSite(config: Config, tokens: AccessTokens): Site {
+  const bearer = new BearerAuthentication(tokens);
+  return {
+    name: TOKEN_SITE,
+    mountPath: '/api',
+    namespaces: ['token', 'common'],
+    defaultLanguage: 'en',
+    authenticators: [bearer],
+    renderers: [jsonRenderer],
+    vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
+    formatTimestamp: utcTimestamp,
+    itemBody: (_ctx, exposure, item) => ({ [exposure.wrap?.item ?? DEFAULT_WRAP]: item }),
+    listBody: (_ctx, exposure, items) => ({ [exposure.wrap?.list ?? DEFAULT_WRAP]: items }),
+    // GET /api/user: the related lists both inside the user and beside it, as the original answered.
+    currentBody: (_ctx, exposure, item, included) => ({
+      [exposure.wrap?.item ?? DEFAULT_WRAP]: { ...item, ...included },
+      ...included,
+    }),
+    destroyedResponse: () => ({ status: 200, data: [] }),
+    errorResponse(ctx, error): SiteResponse {
+      if (error instanceof ValidationError) {
+        return { status: 422, data: validationBody(ctx, error), renderer: jsonRenderer };
+      }
+      if (error.code === 'login_failed') {
+        return { status: error.status, data: { message: [ctx.t(error.messageKey)] }, renderer: jsonRenderer };
+      }
+      const headers = { ...error.headers };
+      if (error.status === 401) headers['WWW-Authenticate'] = bearer.challenge;
+      const data: Record<string, unknown> = { message: ctx.t(error.messageKey, error.params) };
+      if (config.debug) Object.assign(data, debugDetails(error));
+      const json = config.apiForceJson || expectsJson(ctx.req);
+      return { status: error.status, headers, data, renderer: json ? jsonRenderer : errorPageRenderer };
+    },
+  };
+}
+
+export interface TokenRouteServices {
+  registry: ResourceRegistry;
+  accounts: Accounts;
+  tokens: AccessTokens;
+  bodyLimit: number;
+}
+
+function textField(data: unknown, name: string): string {
+  if (typeof data !== 'object' || data === null) return '';
+  const value: unknown = (data as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * `POST /login`: a new token for an active account's email and password.
+ * Unknown email, wrong password, inactive account and missing fields answer
+ * the same 404 after the same password hashing.
+ */
+function loginEndpoint(site: Site, { registry, accounts, tokens, bodyLimit }: TokenRouteServices): Endpoint {
+  const users = registry.users();
+  const fields = users.declaration.sites?.[site.name]?.fields ?? ['id'];
+  const userSerializer = new Serializer(users, { fields, formatTimestamp: site.formatTimestamp, readOnly: true });
+  return {
+    name: (ctx) => ctx.t('views.login'),
+    permissions: [],
+    methods: {
+      POST: {
+        action: 'create',
+        run: async (ctx) => {
+          const data = await requestData(ctx.req, bodyLimit);
+          const email = textField(data, 'email').trim();
+          const password = textField(data, 'password');
+          const valid = email !== '' && email.length <= MAX_EMAIL_LENGTH;
+          const row = valid ? await accounts.findByEmail(email, { withHidden: true }) : null;
+          if (!(await accounts.verify(row, password)) || !row) throw new ApiError('login_failed');
+          await accounts.recordLogin(row);
+          const token = await tokens.issue(accounts.toAuthUser(row));
+          return { status: 201, data: { user: userSerializer.represent(row), token } };
+        },
+      },
+    },
+  };
+}
+
+/** `POST /logout`: revokes the token the request carries; the user's other tokens stay valid. */
+function logoutEndpoint(tokens: AccessTokens): Endpoint {
+  return {
+    name: (ctx) => ctx.t('views.logout'),
+    permissions: [isAuthenticated],
+    methods: {
+      POST: {
+        action: 'destroy',
+        run: async (ctx) => {
+          if (ctx.token) await tokens.revoke(ctx.token.id);
+          return { status: 204 };
+        },
+      },
+    },
+  };
+}
+
+/**
+ * `GET`/`HEAD /sanctum/csrf-cookie`: 204 and an `XSRF-TOKEN` cookie that
+ * scripts can read, for first-party clients to echo in `X-XSRF-TOKEN`.
+ */
+export function csrfCookieEndpoint(): Endpoint {
+  return {
+    name: (ctx) => ctx.t('views.csrf_cookie'),
+    permissions: [],
+    methods: {
+      GET: {
+        action: 'retrieve',
+        run: async (ctx) => {
+          ctx.res.cookie(XSRF_COOKIE, randomBytes(32).toString('base64url'), {
+            path: '/',
+            sameSite: 'lax',
+            secure: ctx.req.secure,
+            maxAge: XSRF_COOKIE_MAX_AGE_MS,
+          });
+          return { status: 204 };
+        },
+      },
+    },
+  };
+}
+
+export function tokenRoutes(site: Site, services: TokenRouteServices): Route[] {
+  return [
+    { path: '/login', endpoint: loginEndpoint(site, services) },
+    { path: '/logout', endpoint: logoutEndpoint(services.tokens) },
+    { path: '/sanctum/csrf-cookie', endpoint: csrfCookieEndpoint() },
+    ...resourceRoutes(site, services.registry, services.bodyLimit),
+  ];
+}
