@@ -95,3 +95,10 @@ export function useTestApp(setup: (app: TestApp) => Promise<void> = async () => 
 export function credentials(username: string): [string, string] {
   return [username, `${username}-password`];
 }
+
+/** A bearer token from `POST /api/login` with the password createUser gave `username`. */
+export async function apiToken(t: Pick<TestApp, 'http'>, username: string, email = `${username}@example.com`): Promise<string> {
+  const res = await t.http.post('/api/login').type('form').send({ email, password: `${username}-password` });
+  if (res.status !== 201) throw new Error(`login of ${username} failed: ${res.status} ${res.text}`);
+  return res.body.token as string;
+}

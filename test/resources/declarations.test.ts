@@ -17,7 +17,7 @@ describe('resource declarations', () => {
   });
 
   test('the comment is exposed on the token site with the column limits and its owner on single reads', () => {
-    expect(comment.sites.token.rules).toBeUndefined();
+    expect(comment.sites.token).not.toHaveProperty('rules');
     expect(comment.fields.title.maxLength).toBe(255);
     expect(comment.fields.body.maxLength).toBe(65_535);
     expect(comment.sites.token.retrieveFields).toContain('owner');
