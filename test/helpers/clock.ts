@@ -6,6 +6,10 @@ export function manualClock(start = Date.UTC(2026, 10, 21, 7, 27, 21)) {
   const clock: Clock = monotonicClock(() => now);
   let previous: Clock | undefined;
   return {
+    /** The current reading, in milliseconds since the epoch. */
+    now(): number {
+      return now;
+    },
     advance(ms: number): void {
       now += ms;
     },
