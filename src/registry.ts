@@ -92,6 +92,13 @@ function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, tim
     updatedAt,
     defaultScope: hidden.length > 0 ? { attributes: { exclude: hidden } } : {},
     scopes: { [WITH_HIDDEN]: {} },
+    hooks: {
+      // A new row was created and last updated at the same instant, not one clock reading apart.
+      // A silent create (an import) keeps the times it brings.
+      beforeCreate(row, options) {
+        if (createdAt && updatedAt && !options.silent) row.set(updatedAt, row.get(createdAt));
+      },
+    },
   }) as RowModel;
 }
 
