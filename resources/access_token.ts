@@ -15,6 +15,6 @@ export default defineResource({
     created_at: field.createdAt(),
     updated_at: field.updatedAt(),
   },
-  tokenModel: { userField: 'tokenable_id' },
+  tokenModel: { userField: 'tokenable_id', loginTokenName: 'comments-api-token' },
   displayField: 'name',
 });

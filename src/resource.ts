@@ -123,9 +123,11 @@ export interface UserModelContract {
   displayField: string;
 }
 
-/** The access-token model's contract: the reference to the account that owns a token. */
+/** The access-token model's contract: the reference to the account that owns a token, and how logins name theirs. */
 export interface TokenModelContract {
   userField: string;
+  /** The `name` of tokens issued by the API's login. */
+  loginTokenName: string;
 }
 
 export interface ResourceDeclaration {

@@ -82,6 +82,8 @@ function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): Sit
  */
 export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger): RequestHandler {
   const allow = allowHeader(endpoint);
+  // What a 405 message lists: the methods that do something here.
+  const supported = allow.split(', ').filter((method) => method !== 'OPTIONS').join(', ');
   return async (req: Request, res: Response) => {
     const ctx = createContext(site, req, res);
     res.setHeader('Allow', allow);
@@ -94,7 +96,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
       await authenticateRequest(ctx);
       const entry = actionFor(endpoint, req.method === 'HEAD' ? 'GET' : req.method);
       checkPermissions(ctx, endpoint.permissions, entry?.action ?? null);
-      if (!entry) throw new ApiError('method_not_allowed', { method: req.method, allowed: allow });
+      if (!entry) throw new ApiError('method_not_allowed', { method: req.method, allowed: supported });
       response = await entry.run(ctx);
     } catch (error) {
       response = errorResponse(ctx, error, logger);

@@ -79,7 +79,8 @@ export class ModelViewSet {
     const row = pk === null ? null : await this.resource.model.findByPk(pk, { include });
     if (!row) {
       const id = typeof raw === 'string' ? raw.slice(0, SHOWN_ID_LENGTH) : '';
-      throw new ApiError('record_not_found', { model: this.resource.declaration.name, id });
+      const name = ctx.t(`resources:${this.resource.key}.name`);
+      throw new ApiError('record_not_found', { model: this.resource.declaration.name, name, id });
     }
     checkObjectPermissions(ctx, this.permissions, action, row, this.resource);
     return row;

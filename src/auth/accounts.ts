@@ -26,7 +26,12 @@ export interface NewAccount {
 }
 
 /** Columns every account model has, besides those its contract names (as Django's AbstractUser). */
-const REQUIRED_COLUMNS = ['id', 'password', 'is_active', 'is_staff', 'is_superuser'] as const;
+const REQUIRED_COLUMNS = ['id', 'password', 'is_active', 'is_staff', 'is_superuser', 'last_login'] as const;
+
+/** No account can hold a NUL (validation refuses it), and SQLite would cut the query at it: look nothing up. */
+function unstorable(text: string): boolean {
+  return text.includes('\u0000');
+}
 
 /** What a unique violation names: columns (PostgreSQL) or the index (SQLite's expression indexes). */
 function violatedColumns(error: UniqueConstraintError): string {
@@ -73,12 +78,14 @@ export class Accounts {
   }
 
   async findByUsername(username: string, { withHidden = false } = {}): Promise<Row | null> {
+    if (unstorable(username)) return null;
     const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
     return model.findOne({ where: { [this.contract.usernameField]: username } });
   }
 
   /** The account with this email address, whatever its letter case (the unique index is on lower(email)). */
   async findByEmail(email: string, { withHidden = false } = {}): Promise<Row | null> {
+    if (unstorable(email)) return null;
     const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
     return model.findOne({ where: where(fn('lower', col(this.contract.emailField)), fn('lower', email)) });
   }

@@ -4,9 +4,6 @@ import { clock } from '../clock.js';
 import { WITH_HIDDEN, type BoundResource, type Row } from '../registry.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
-/** Sanctum's token name for logins through the API. */
-export const LOGIN_TOKEN_NAME = 'comments-api-token';
-
 const SECRET_LENGTH = 40;
 const SECRET_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 /** Longer than any token we issue or import; longer input is refused before any work. */
@@ -48,6 +45,7 @@ function sameHash(a: string, b: unknown): boolean {
  */
 export class AccessTokens {
   private readonly userField: string;
+  private readonly loginTokenName: string;
   /** The name the owning user is loaded under. */
   private readonly userAlias: string;
 
@@ -62,13 +60,14 @@ export class AccessTokens {
       if (!(column in fields)) throw new Error(`The token model ${name} lacks the ${column} field`);
     }
     this.userField = tokenModel.userField;
+    this.loginTokenName = tokenModel.loginTokenName;
     const alias = [...tokens.references].find(([, relation]) => relation.field === this.userField)?.[0];
     if (!alias) throw new Error(`${name}.${this.userField} must be a reference to the user model`);
     this.userAlias = alias;
   }
 
   /** A new token for the user; the plain-text form is returned once and never stored. */
-  async issue(user: AuthUser, name = LOGIN_TOKEN_NAME): Promise<string> {
+  async issue(user: AuthUser, name = this.loginTokenName): Promise<string> {
     const secret = randomSecret();
     const row = await this.tokens.model.create({
       [this.userField]: user.id,

@@ -114,6 +114,18 @@ export interface TokenRouteServices {
   bodyLimit: number;
 }
 
+/** Malformed or unsupported bodies: to the login they are missing credentials, as to Laravel. */
+const UNREADABLE_BODY: ReadonlySet<string> = new Set(['parse_error_json', 'parse_error_form', 'unsupported_media_type']);
+
+async function credentialsData(req: Request, bodyLimit: number): Promise<unknown> {
+  try {
+    return await requestData(req, bodyLimit);
+  } catch (error) {
+    if (error instanceof ApiError && UNREADABLE_BODY.has(error.code)) return {};
+    throw error;
+  }
+}
+
 function textField(data: unknown, name: string): string {
   if (typeof data !== 'object' || data === null) return '';
   const value: unknown = (data as Record<string, unknown>)[name];
@@ -136,7 +148,7 @@ function loginEndpoint(site: Site, { registry, accounts, tokens, bodyLimit }: To
       POST: {
         action: 'create',
         run: async (ctx) => {
-          const data = await requestData(ctx.req, bodyLimit);
+          const data = await credentialsData(ctx.req, bodyLimit);
           const email = textField(data, 'email').trim();
           const password = textField(data, 'password');
           const valid = email !== '' && email.length <= MAX_EMAIL_LENGTH;

@@ -67,6 +67,21 @@ describe('the comment API under /api (token site)', () => {
       expect(res.body).toEqual(FAILED_LOGIN);
     });
 
+    test.each([
+      ['malformed JSON', 'application/json', '{"email":'],
+      ['an unsupported media type', 'text/plain', 'email=alice@example.com&password=alice-password'],
+    ])('%s is a failed login too: 404 in JSON', async (_case, type, body) => {
+      const res = await t.http.post('/api/login').type(type).send(body);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(FAILED_LOGIN);
+    });
+
+    test('a NUL character in the email is an unknown account, not a database error', async () => {
+      const res = await t.http.post('/api/login').type('form').send('email=alice%00@example.com&password=alice-password');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(FAILED_LOGIN);
+    });
+
     test('an unknown email or missing fields still cost one password hashing, like a wrong password', async () => {
       const spend = jest.spyOn(t.services.accounts.hasher, 'spendTimeOfOneCheck');
       const check = jest.spyOn(t.services.accounts.hasher, 'check');
@@ -105,7 +120,7 @@ describe('the comment API under /api (token site)', () => {
     test('GET /api/login is 405 naming the supported methods', async () => {
       const res = await t.http.get('/api/login').set('Accept', 'application/json');
       expect(res.status).toBe(405);
-      expect(res.body).toEqual({ message: 'The GET method is not supported for this route. Supported methods: POST, OPTIONS.' });
+      expect(res.body).toEqual({ message: 'The GET method is not supported for this route. Supported methods: POST.' });
     });
   });
 
@@ -200,6 +215,11 @@ describe('the comment API under /api (token site)', () => {
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ message: `No query results for model [Comment] ${id}` });
       }
+    });
+
+    test('the not-found message is Japanese for Accept-Language: ja, with the resource\'s label', async () => {
+      const res = await t.http.get('/api/comments/999').auth(alice, { type: 'bearer' }).set('Accept', 'application/json').set('Accept-Language', 'ja');
+      expect(res.body).toEqual({ message: 'コメント 999 は見つかりません。' });
     });
 
     test('an empty title and body are a 422 naming both fields, always in JSON', async () => {

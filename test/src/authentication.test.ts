@@ -42,6 +42,7 @@ describe('HTTP Basic authentication on the paginated site', () => {
     ['no colon at all', basic('alice')],
     ['an empty password', basic('alice:')],
     ['the username in another case', basic('ALICE:alice-pw')],
+    ['a NUL character in the username', basic('ali\u0000ce:alice-pw')],
   ])('%s gets the same 401 wrong-credentials answer', async (_case, header) => {
     const res = await get(header);
     expect(res.status).toBe(401);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
-import { AccessTokens, LOGIN_TOKEN_NAME } from '../../../src/auth/tokens.js';
+import { AccessTokens } from '../../../src/auth/tokens.js';
 import { WITH_HIDDEN, type Row } from '../../../src/registry.js';
 import { apiToken, useTestApp } from '../../helpers/app.js';
 import { manualClock } from '../../helpers/clock.js';
@@ -35,7 +35,7 @@ describe('API tokens', () => {
       const secret = token.split('|')[1] ?? '';
       expect(row.get('token')).toBe(sha256(secret));
       expect(JSON.stringify(row.toJSON())).not.toContain(secret);
-      expect(row.get('name')).toBe(LOGIN_TOKEN_NAME);
+      expect(row.get('name')).toBe('comments-api-token');
       expect(row.get('expires_at')).toBeNull();
       expect(row.get('last_used_at')).toBeNull();
     });
