@@ -37,6 +37,12 @@ function decodeCredentials(encoded: string): { username: string; password: strin
     : { username: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
+/** The Authorization header split at white space: the scheme (lower-cased) and what follows it. */
+function authorization(req: Request): { scheme: string; values: string[] } {
+  const [scheme = '', ...values] = (req.headers.authorization ?? '').trim().split(/\s+/);
+  return { scheme: scheme.toLowerCase(), values };
+}
+
 /** HTTP Basic with username and password, checked by the account store. */
 export class BasicAuthentication implements Authenticator {
   readonly challenge: string;
@@ -49,11 +55,11 @@ export class BasicAuthentication implements Authenticator {
   }
 
   async authenticate(req: Request): Promise<Authenticated | null> {
-    const parts = (req.headers.authorization ?? '').trim().split(/\s+/);
-    if (parts[0]?.toLowerCase() !== 'basic') return null;
-    if (parts.length === 1) throw new ApiError('basic_header_no_credentials');
-    if (parts.length > 2) throw new ApiError('basic_header_spaces');
-    const { username, password } = decodeCredentials(parts[1] ?? '');
+    const { scheme, values } = authorization(req);
+    if (scheme !== 'basic') return null;
+    if (values.length === 0) throw new ApiError('basic_header_no_credentials');
+    if (values.length > 1) throw new ApiError('basic_header_spaces');
+    const { username, password } = decodeCredentials(values[0] ?? '');
     const user = await this.accounts.authenticate(username, password);
     if (!user) throw new ApiError('authentication_failed');
     return { user };
@@ -72,9 +78,9 @@ export class BearerAuthentication implements Authenticator {
   constructor(private readonly tokens: AccessTokens) {}
 
   async authenticate(req: Request): Promise<Authenticated | null> {
-    const parts = (req.headers.authorization ?? '').trim().split(/\s+/);
-    if (parts.length !== 2 || parts[0]?.toLowerCase() !== 'bearer') return null;
-    return this.tokens.authenticate(parts[1] ?? '');
+    const { scheme, values } = authorization(req);
+    if (scheme !== 'bearer' || values.length !== 1) return null;
+    return this.tokens.authenticate(values[0] ?? '');
   }
 }
 

@@ -1,7 +1,7 @@
 import { col, fn, UniqueConstraintError, where } from 'sequelize';
 import { clock } from '../clock.js';
 import { FieldErrors, ValidationError } from '../errors.js';
-import { WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import { displayName, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
@@ -71,7 +71,7 @@ export class Accounts {
     return {
       id: row.get('id') as number,
       username: row.get(this.contract.usernameField) as string,
-      displayName: (row.get(this.contract.displayField) as string) || (row.get(this.contract.usernameField) as string),
+      displayName: displayName(this.users, row),
       isStaff: Boolean(row.get('is_staff')),
       isSuperuser: Boolean(row.get('is_superuser')),
     };

@@ -2,6 +2,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Op } from 'sequelize';
 import { clock } from '../clock.js';
 import { WITH_HIDDEN, type BoundResource, type Row } from '../registry.js';
+import { parsePk } from '../viewsets.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
 const SECRET_LENGTH = 40;
@@ -105,10 +106,10 @@ export class AccessTokens {
     if (separator < 0) {
       return model.findOne({ where: { token: sha256(bearer) }, include });
     }
-    const idText = bearer.slice(0, separator);
+    const id = parsePk(bearer.slice(0, separator));
     const secret = bearer.slice(separator + 1);
-    if (!/^\d{1,10}$/.test(idText) || Number(idText) > 2_147_483_647 || secret === '') return null;
-    const row = await model.findByPk(Number(idText), { include });
+    if (id === null || secret === '') return null;
+    const row = await model.findByPk(id, { include });
     return row && sameHash(sha256(secret), row.get('token')) ? row : null;
   }
 
