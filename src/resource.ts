@@ -147,14 +147,14 @@ export interface ResourceDeclaration {
   sites?: Readonly<Record<string, SiteExposure>>;
 }
 
-/** A field name, or the `as` name of a reference (shown as the referenced row's display name). */
-function isShowable(declaration: ResourceDeclaration, name: string): boolean {
+/** The `as` name of a reference, which an exposure may show (as the referenced row's display name). */
+function isReferenceAlias(declaration: ResourceDeclaration, name: string): boolean {
   return Object.values(declaration.fields).some((field) => field.kind === 'reference' && field.as === name);
 }
 
 function assertFields(declaration: ResourceDeclaration, names: readonly string[], where: string, aliases = false): void {
   for (const name of names) {
-    if (!(name in declaration.fields) && !(aliases && isShowable(declaration, name))) {
+    if (!(name in declaration.fields) && !(aliases && isReferenceAlias(declaration, name))) {
       throw new Error(`Resource ${declaration.name}: ${where} names unknown field "${name}"`);
     }
   }
