@@ -4,6 +4,10 @@ import type { Translate } from './i18n.js';
 import { projectRoot } from './paths.js';
 
 export interface Config {
+  /** NODE_ENV, `development` when unset: demo data loads only there, and nothing development-only runs in `production`. */
+  environment: string;
+  /** Whether `npm start` may load the demo data into an empty development database (DEMO_DATA). */
+  demoData: boolean;
   /** `sqlite:<path>` (relative to the project root), `sqlite::memory:` or `postgres://…`. */
   databaseUrl: string;
   port: number;
@@ -78,6 +82,8 @@ function timeZone(env: Env): string {
 export function loadConfig(env: Env = process.env): Config {
   const expiration = text(env, 'TOKEN_EXPIRATION_MINUTES');
   return {
+    environment: text(env, 'NODE_ENV') ?? 'development',
+    demoData: text(env, 'DEMO_DATA') === undefined ? true : flag(env, 'DEMO_DATA'),
     databaseUrl: text(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL,
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',

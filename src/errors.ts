@@ -36,6 +36,8 @@ export const FIELD_ERRORS = {
   max_length: 'validation.max_length',
   invalid_string: 'validation.invalid_string',
   invalid_boolean: 'validation.invalid_boolean',
+  invalid_integer: 'validation.invalid_integer',
+  invalid_datetime: 'validation.invalid_datetime',
   null_characters: 'validation.null_characters',
   invalid_email: 'validation.invalid_email',
   invalid_username: 'validation.invalid_username',

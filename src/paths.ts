@@ -25,3 +25,6 @@ export const localesDir = path.join(projectRoot, 'locales');
 export const templatesDir = path.join(projectRoot, 'src', 'templates');
 export const resourcesDir = path.join(codeRoot, 'resources');
 export const migrationsDir = path.join(resourcesDir, 'migrations');
+/** Seeders run as code (compiled under dist/); the data files they load stay in the checkout. */
+export const seedersDir = path.join(codeRoot, 'seeders');
+export const seedDataDir = path.join(projectRoot, 'seeders', 'data');

@@ -35,8 +35,9 @@ type Cleaned = { value: unknown } | { error: FieldErrorCode; params?: Record<str
 const USERNAME = /^[\p{L}\p{N}_.@+-]+$/u;
 /** A UTF-16 half with no partner: not text, and PostgreSQL would refuse it. */
 const LONE_SURROGATE = /\p{Cs}/u;
-const TRUE_VALUES = new Set<unknown>([true, 1, '1', 'true', 'True', 'on', 'yes']);
-const FALSE_VALUES = new Set<unknown>([false, 0, '0', 'false', 'False', 'off', 'no']);
+// Django REST Framework's BooleanField spellings.
+const TRUE_VALUES = new Set<unknown>([true, 1, '1', 't', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
+const FALSE_VALUES = new Set<unknown>([false, 0, '0', 'f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 
 function codePoints(text: string): number {
   let count = 0;
@@ -138,9 +139,13 @@ export class Serializer {
   /**
    * Validated values of the writable fields present in `input` (all of them
    * unless `partial`). Throws one ValidationError naming every failing field.
-   * `instance` is the row being updated, left out of uniqueness checks.
+   * `instance` is the row being updated, left out of uniqueness checks;
+   * `unique: false` leaves uniqueness to a caller that checks many rows at once.
    */
-  async validate(input: unknown, { partial = false, instance }: { partial?: boolean; instance?: Row } = {}) {
+  async validate(
+    input: unknown,
+    { partial = false, instance, unique = true }: { partial?: boolean; instance?: Row; unique?: boolean } = {},
+  ) {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new ValidationError({
         non_field_errors: [{ code: 'invalid_data', params: { datatype: typeName(input) } }],
@@ -164,7 +169,7 @@ export class Serializer {
       if ('error' in cleaned) errors.add(spec.name, cleaned.error, cleaned.params);
       else values[spec.name] = cleaned.value;
     }
-    await this.checkUnique(values, errors, instance);
+    if (unique) await this.checkUnique(values, errors, instance);
     errors.throwIfAny(this.resource.key);
     return values;
   }

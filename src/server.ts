@@ -5,18 +5,29 @@ import { createApp } from './app.js';
 import { cliLanguage } from './cli/io.js';
 import { ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { translator } from './i18n.js';
+import { seedEmptyDevelopmentDatabase, type SeedOutcome } from './db/seeder.js';
+import { seedLines } from './cli/seeding.js';
 import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
   server: Server;
   services: Services;
   url: string;
+  /** The demo data loaded because the development database was empty, or null. */
+  demo: SeedOutcome | null;
   close(): Promise<void>;
 }
 
 /** Applies migrations, then serves every site on HOST:PORT. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const services = await createServices(config);
+  let demo: SeedOutcome | null;
+  try {
+    demo = await seedEmptyDevelopmentDatabase(services);
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
   const app = createApp(services);
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
@@ -27,7 +38,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await services.close();
   };
-  return { server, services, url: `http://${host}:${port}/`, close };
+  return { server, services, url: `http://${host}:${port}/`, demo, close };
 }
 
 async function main(): Promise<void> {
@@ -50,6 +61,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message })}\n`);
     process.exit(1);
   }
+  if (running.demo) process.stdout.write(`${[t('seed.demo_loaded'), ...seedLines(t, running.demo)].join('\n')}\n`);
   running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
   let stopping = false;
   const stop = (signal: string): void => {

@@ -32,3 +32,34 @@ export function zonedTimestampFormatter(timeZone: string): (date: Date) => strin
     return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${fraction}`;
   };
 }
+
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * A date-time as Django fixtures, Laravel exports and spreadsheets write it:
+ * `YYYY-MM-DD`, then optionally `T` or a space, `HH:MM[:SS[.fraction]]` and a
+ * zone (`Z`, `+09:00`, `+0900`, `+09`). Without a zone it is UTC. Digits past
+ * milliseconds are dropped; an impossible date gives null.
+ */
+export function parseTimestamp(text: string): Date | null {
+  const match = TIMESTAMP.exec(text.trim());
+  if (!match) return null;
+  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
+  const fields = [Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)] as const;
+  const milliseconds = Number(fraction.padEnd(3, '0').slice(0, 3));
+  const local = Date.UTC(...fields, milliseconds);
+  const check = new Date(local);
+  const consistent =
+    check.getUTCFullYear() === fields[0] && check.getUTCMonth() === fields[1] && check.getUTCDate() === fields[2] &&
+    check.getUTCHours() === fields[3] && check.getUTCMinutes() === fields[4] && check.getUTCSeconds() === fields[5];
+  if (!consistent) return null;
+  return new Date(local - zoneOffsetMinutes(zone) * 60_000);
+}
+
+function zoneOffsetMinutes(zone: string): number {
+  if (zone.toUpperCase() === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
+  return zone.startsWith('-') ? -minutes : minutes;
+}

@@ -1,19 +1,40 @@
-import { pbkdf2, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, pbkdf2, randomInt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import bcrypt from 'bcryptjs';
 
 const pbkdf2Async = promisify(pbkdf2);
 
 const SALT_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const SALT_LENGTH = 22; // Django's: about 131 bits
-const KEY_LENGTH = 32;
 /** A stored hash asking for more than this would stall the server; it is treated as invalid. */
 const MAX_ITERATIONS = 10_000_000;
+/** bcrypt's cost is a power of two: 15 takes seconds already, higher would stall every login of the account. */
+const MAX_BCRYPT_COST = 15;
+/** Django's UNUSABLE_PASSWORD_PREFIX: such an account has no password that works. */
+const UNUSABLE_PREFIX = '!';
+
+/** Formats this product verifies: Django's own and the bcrypt hashes of PHP/Laravel. */
+const SUPPORTED = ['pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt', 'bcrypt_sha256'] as const;
+/** Django's other hashers: recognised, so that they are refused by name rather than taken for plaintext. */
+const UNSUPPORTED_DJANGO = ['argon2', 'scrypt', 'sha1', 'md5', 'unsalted_sha1', 'unsalted_md5', 'crypt'];
+
+type DecodedHash =
+  | { algorithm: 'pbkdf2_sha256' | 'pbkdf2_sha1'; iterations: number; salt: string; hash: Buffer }
+  | { algorithm: 'bcrypt' | 'bcrypt_sha256'; modularCrypt: string };
 
 export interface PasswordCheck {
   valid: boolean;
-  /** The hash is valid but weaker than what new hashes get: store a fresh one. */
+  /** The hash is valid but not in today's format and iteration count: store a fresh one. */
   mustUpdate: boolean;
 }
+
+/** What a password value in a user data file is. */
+export type StoredPassword =
+  | { kind: 'hash' }
+  | { kind: 'unusable' }
+  | { kind: 'plaintext' }
+  | { kind: 'malformed'; algorithm: string }
+  | { kind: 'unsupported'; algorithm: string };
 
 function randomString(length: number): string {
   let result = '';
@@ -21,31 +42,92 @@ function randomString(length: number): string {
   return result;
 }
 
-interface Pbkdf2Parts {
-  iterations: number;
-  salt: string;
-  hash: Buffer;
-}
-
-function parsePbkdf2(encoded: string): Pbkdf2Parts | null {
-  const parts = encoded.split('$');
-  if (parts.length !== 4 || parts[0] !== 'pbkdf2_sha256') return null;
-  const [, iterationsText = '', salt = '', hashText = ''] = parts;
-  if (!/^[1-9]\d{0,7}$/.test(iterationsText) || salt === '' || salt.includes('$')) return null;
+function decodePbkdf2(algorithm: 'pbkdf2_sha256' | 'pbkdf2_sha1', rest: string): DecodedHash | null {
+  const parts = rest.split('$');
+  if (parts.length !== 3) return null;
+  const [iterationsText = '', salt = '', hashText = ''] = parts;
+  if (!/^[1-9]\d{0,7}$/.test(iterationsText) || salt === '') return null;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(hashText)) return null;
   const iterations = Number(iterationsText);
   if (iterations > MAX_ITERATIONS) return null;
-  return { iterations, salt, hash: Buffer.from(hashText, 'base64') };
+  return { algorithm, iterations, salt, hash: Buffer.from(hashText, 'base64') };
 }
 
-async function derive(password: string, salt: string, iterations: number): Promise<Buffer> {
-  return pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, KEY_LENGTH, 'sha256');
+/** `$2a$`, `$2b$` or `$2y$` (PHP's name for the same algorithm), a two-digit cost, 22 salt and 31 hash characters. */
+function decodeBcrypt(algorithm: 'bcrypt' | 'bcrypt_sha256', modularCrypt: string): DecodedHash | null {
+  const match = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/.exec(modularCrypt);
+  const cost = Number(match?.[1]);
+  return match && cost >= 4 && cost <= MAX_BCRYPT_COST ? { algorithm, modularCrypt } : null;
+}
+
+/** The algorithm an encoded value names: Django's `algorithm$…`, or `bcrypt` for a bare `$2?$` hash. */
+function algorithmOf(encoded: string): string | null {
+  if (/^\$2[a-z]?\$/.test(encoded)) return 'bcrypt';
+  const modularCrypt = /^\$([a-z0-9-]+)\$/.exec(encoded);
+  if (modularCrypt) return modularCrypt[1] ?? null;
+  const django = /^([a-z0-9_]+)\$/.exec(encoded);
+  if (django) return django[1] ?? null;
+  return /^[0-9a-f]{32}$/.test(encoded) ? 'unsalted_md5' : null;
+}
+
+function decode(encoded: string): DecodedHash | null {
+  if (encoded.startsWith('$')) return decodeBcrypt('bcrypt', encoded);
+  const separator = encoded.indexOf('$');
+  const algorithm = encoded.slice(0, separator);
+  const rest = encoded.slice(separator + 1);
+  switch (algorithm) {
+    case 'pbkdf2_sha256':
+    case 'pbkdf2_sha1':
+      return decodePbkdf2(algorithm, rest);
+    case 'bcrypt':
+    case 'bcrypt_sha256':
+      return decodeBcrypt(algorithm, rest);
+    default:
+      return null;
+  }
 }
 
 /**
- * Django's `pbkdf2_sha256$<iterations>$<salt>$<base64>` hashes, both ways:
- * hashes made here verify in Django and the reverse. The work runs on libuv's
- * thread pool (never the sync variant) and digests compare in constant time.
+ * How a user data file's password value is taken: a hash this product
+ * verifies is kept, Django's unusable marker too, a value that names another
+ * or a broken hash is refused, anything else is a plaintext password.
+ */
+export function classifyPassword(value: string): StoredPassword {
+  if (value.startsWith(UNUSABLE_PREFIX)) return { kind: 'unusable' };
+  const algorithm = algorithmOf(value);
+  if (algorithm === null) return { kind: 'plaintext' };
+  if ((SUPPORTED as readonly string[]).includes(algorithm)) {
+    return decode(value) ? { kind: 'hash' } : { kind: 'malformed', algorithm };
+  }
+  if (UNSUPPORTED_DJANGO.includes(algorithm) || value.startsWith('$')) return { kind: 'unsupported', algorithm };
+  return { kind: 'plaintext' };
+}
+
+/** Django's make_password(None): a value no password matches. */
+export function unusablePassword(): string {
+  return UNUSABLE_PREFIX + randomString(40);
+}
+
+/**
+ * Django's bcrypt hashers store `bcrypt$<hash>`; a bare `$2y$…` hash (PHP,
+ * Laravel) gets that prefix so that Django, with BCryptPasswordHasher enabled,
+ * verifies it. Other values are already in Django's format.
+ */
+export function inDjangoFormat(encoded: string): string {
+  return encoded.startsWith('$2') ? `bcrypt$${encoded}` : encoded;
+}
+
+async function derive(password: string, salt: string, iterations: number, digest = 'sha256'): Promise<Buffer> {
+  const keyLength = digest === 'sha1' ? 20 : 32;
+  return pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, keyLength, digest);
+}
+
+/**
+ * New hashes are Django's `pbkdf2_sha256$<iterations>$<salt>$<base64>`, so
+ * hashes made here verify in Django and the reverse. Checks also accept
+ * pbkdf2_sha1 and bcrypt (bare `$2a$/$2b$/$2y$` as PHP writes them, or Django's
+ * `bcrypt$` and `bcrypt_sha256$`), and ask for an upgrade after a success. The
+ * work runs off the event loop and digests compare in constant time.
  */
 export class PasswordHasher {
   private readonly dummySalt = randomString(SALT_LENGTH);
@@ -59,14 +141,43 @@ export class PasswordHasher {
   }
 
   async check(password: string, encoded: string | null | undefined): Promise<PasswordCheck> {
-    const parts = typeof encoded === 'string' ? parsePbkdf2(encoded) : null;
-    if (!parts) {
+    const decoded = typeof encoded === 'string' ? decode(encoded) : null;
+    if (!decoded) {
       await this.spendTimeOfOneCheck(password);
       return { valid: false, mustUpdate: false };
     }
-    const derived = await derive(password, parts.salt, parts.iterations);
-    const valid = derived.length === parts.hash.length && timingSafeEqual(derived, parts.hash);
-    return { valid, mustUpdate: valid && parts.iterations < this.iterations };
+    const valid = await this.verify(password, decoded);
+    if (!valid) await this.hardenRuntime(password, decoded);
+    return { valid, mustUpdate: valid && this.isOutdated(decoded) };
+  }
+
+  private async verify(password: string, decoded: DecodedHash): Promise<boolean> {
+    switch (decoded.algorithm) {
+      case 'pbkdf2_sha256':
+      case 'pbkdf2_sha1': {
+        const digest = decoded.algorithm === 'pbkdf2_sha1' ? 'sha1' : 'sha256';
+        const derived = await derive(password, decoded.salt, decoded.iterations, digest);
+        return derived.length === decoded.hash.length && timingSafeEqual(derived, decoded.hash);
+      }
+      case 'bcrypt':
+        return bcrypt.compare(password, decoded.modularCrypt);
+      case 'bcrypt_sha256':
+        // Django hashes the password first so that bcrypt's 72-byte limit does not cut it.
+        return bcrypt.compare(createHash('sha256').update(password, 'utf8').digest('hex'), decoded.modularCrypt);
+    }
+  }
+
+  private isOutdated(decoded: DecodedHash): boolean {
+    return decoded.algorithm !== 'pbkdf2_sha256' || decoded.iterations !== this.iterations;
+  }
+
+  /**
+   * A failed check of a hash with fewer iterations than today's takes the
+   * difference too (Django's harden_runtime), so a weak hash is not told by timing.
+   */
+  private async hardenRuntime(password: string, decoded: DecodedHash): Promise<void> {
+    if (decoded.algorithm !== 'pbkdf2_sha256' || decoded.iterations >= this.iterations) return;
+    await derive(password, this.dummySalt, this.iterations - decoded.iterations);
   }
 
   /**

@@ -15,6 +15,8 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   /** Whether a person can answer prompts. */
   interactive: boolean;
+  /** Whether standard error is a terminal that can show a progress bar. */
+  progress: boolean;
   prompter: Prompter;
 }
 
@@ -33,6 +35,7 @@ export function processIO(): CliIO {
     stderr: process.stderr,
     env: process.env,
     interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    progress: Boolean(process.stderr.isTTY),
     prompter: terminalPrompter(process.stdin, process.stdout),
   };
 }

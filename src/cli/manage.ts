@@ -7,6 +7,9 @@ import { createLogger } from '../logger.js';
 import { createServices, type Services } from '../services.js';
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
+import { dumpData, loadData } from './userdata.js';
+import { seed } from '../db/seeder.js';
+import { seedFailure, seedLines } from './seeding.js';
 
 function accountOptions(command: Command): Command {
   return command
@@ -20,7 +23,7 @@ function accountOptions(command: Command): Command {
 function program(io: CliIO, t: Translate, run: (task: (services: Services) => Promise<void>, migrateFirst?: boolean) => Promise<void>): Command {
   const write = (text: string): void => void io.stdout.write(`${text}\n`);
   const root = new Command('manage')
-    .description('Manage the comment service: database migrations and accounts.')
+    .description('Manage the comment service: database migrations, accounts, user data files and seeders.')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 
@@ -61,6 +64,30 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
       run(async (services) => {
         await changePassword(services, io, t, username, options);
         write(t('user.password_changed', { username }));
+      }),
+    );
+
+  root
+    .command('loaddata')
+    .description('load users from Django auth.user fixtures, JSON user lists (a Laravel users export) or CSV; all files or nothing')
+    .argument('<files...>', '.json or .csv files')
+    .action((files: string[]) => run((services) => loadData(services, io, t, files)));
+
+  root
+    .command('dumpdata')
+    .description("write every user as a Django auth.user fixture (Django's loaddata and this one read it)")
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action((options: { output?: string }) => run((services) => dumpData(services, io, t, options.output)));
+
+  root
+    .command('seed')
+    .description('apply the seeders of seeders/ not applied yet, each once (development data is skipped in production)')
+    .action(() =>
+      run(async (services) => {
+        const outcome = await seed(services).catch((error: unknown) => {
+          throw seedFailure(t, error);
+        });
+        write(seedLines(t, outcome).join('\n'));
       }),
     );
   return root;

@@ -43,6 +43,7 @@ export async function cli(argv: string[], input: CliInput): Promise<CliRun> {
     stderr,
     env: input.env,
     interactive: input.answers !== undefined,
+    progress: false,
     prompter,
   };
   const status = await runCli(argv, io);

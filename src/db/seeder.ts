@@ -1,0 +1,131 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Transaction } from 'sequelize';
+import { SequelizeStorage, Umzug } from 'umzug';
+import { seedDataDir, seedersDir } from '../paths.js';
+import type { Services } from '../services.js';
+import { loadUserFiles, type FileReport } from '../userdata/loader.js';
+
+/** An account a seeder made for people to try the service with; `npm start` prints them. */
+export interface DemoAccount {
+  username: string;
+  password: string;
+  role: 'superuser' | 'staff' | 'user';
+}
+
+export interface SeedResult {
+  accounts?: DemoAccount[];
+}
+
+/** What a seeder works with: everything it writes goes through `transaction`. */
+export interface SeedContext {
+  services: Services;
+  transaction: Transaction;
+  /** The path of a file of `seeders/data/`. */
+  dataFile(name: string): string;
+  /** `loaddata` of user data files, inside the seeder's transaction. */
+  loadUsers(...files: string[]): Promise<FileReport[]>;
+}
+
+export interface Seeder {
+  /** Development data: never applied when NODE_ENV=production. */
+  development?: boolean;
+  run(context: SeedContext): Promise<SeedResult | void>;
+}
+
+/** The default export of a file of `seeders/`. */
+export function defineSeeder(seeder: Seeder): Seeder {
+  return seeder;
+}
+
+export interface SeedOutcome {
+  applied: { name: string; result: SeedResult }[];
+  /** Development seeders left pending because this is production. */
+  skipped: string[];
+}
+
+export interface SeedOptions {
+  dir?: string;
+  dataDir?: string;
+}
+
+interface SeederFile {
+  name: string;
+  load(): Promise<Seeder>;
+}
+
+/** Which seeders ran. Its own model name: SequelizeStorage reuses a model of the same name, the migrations' SequelizeMeta. */
+function seederStorage(services: Services): SequelizeStorage {
+  return new SequelizeStorage({ sequelize: services.sequelize, tableName: 'schema_seeders', modelName: 'SchemaSeeder' });
+}
+
+function seederFiles(dir: string): SeederFile[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => entry.name)
+    .sort()
+    .map((file) => ({
+      name: file.replace(/\.(js|ts)$/, ''),
+      load: async () => {
+        const module = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: Seeder };
+        if (typeof module.default?.run !== 'function') throw new Error(`${file} has no default export made by defineSeeder()`);
+        return module.default;
+      },
+    }));
+}
+
+/**
+ * Applies the seeders of `seeders/` not applied before, in name order, each in
+ * its own transaction; which ran is kept in the `schema_seeders` table, as
+ * migrations are in `schema_migrations`.
+ */
+export async function seed(services: Services, options: SeedOptions = {}): Promise<SeedOutcome> {
+  const dataDir = options.dataDir ?? seedDataDir;
+  const files = seederFiles(options.dir ?? seedersDir);
+  const results = new Map<string, SeedResult>();
+  const umzug = new Umzug({
+    migrations: files.map((file) => ({
+      name: file.name,
+      up: async () => {
+        const seeder = await file.load();
+        const result = await services.sequelize.transaction(async (transaction) =>
+          seeder.run({
+            services,
+            transaction,
+            dataFile: (name) => path.join(dataDir, name),
+            loadUsers: (...paths) => loadUserFiles(services.registry, services.accounts.hasher, paths, { transaction }),
+          }),
+        );
+        results.set(file.name, result ?? {});
+      },
+    })),
+    context: {},
+    storage: seederStorage(services),
+    logger: undefined,
+  });
+  const pending = (await umzug.pending()).map((seeder) => seeder.name);
+  const production = services.config.environment === 'production';
+  const allowed: string[] = [];
+  const skipped: string[] = [];
+  for (const name of pending) {
+    const seeder = await files.find((file) => file.name === name)?.load();
+    (production && seeder?.development ? skipped : allowed).push(name);
+  }
+  if (allowed.length > 0) await umzug.up({ migrations: allowed });
+  return { applied: allowed.map((name) => ({ name, result: results.get(name) ?? {} })), skipped };
+}
+
+/**
+ * `npm start` on an empty development database: the seeders run, so a
+ * newcomer has accounts and comments to look at. Null when nothing was done
+ * (production or test, DEMO_DATA=false, any row in any table, seeders run before).
+ */
+export async function seedEmptyDevelopmentDatabase(services: Services, options: SeedOptions = {}): Promise<SeedOutcome | null> {
+  if (services.config.environment !== 'development' || !services.config.demoData) return null;
+  for (const resource of services.registry.all()) {
+    if ((await resource.model.count()) > 0) return null;
+  }
+  if ((await seederStorage(services).executed()).length > 0) return null;
+  return seed(services, options);
+}

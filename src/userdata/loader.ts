@@ -1,0 +1,304 @@
+import { col, fn, Op, Transaction, UniqueConstraintError, where, type WhereOptions } from 'sequelize';
+import { unusablePassword, type PasswordHasher } from '../auth/hashers.js';
+import { clock } from '../clock.js';
+import type { BoundResource, ResourceRegistry } from '../registry.js';
+import type { Sequelize } from 'sequelize';
+import { Problem, ProblemList, type LocatedProblem } from './problems.js';
+import { UserRecordReader, type ImportedUser } from './records.js';
+import { openSource, type DataSource } from './sources.js';
+
+/** Rows written per statement: large enough to be fast, small enough for any driver's limits. */
+const BATCH_SIZE = 500;
+/** A file with more problems than this is not worth reading further: the report would not be read either. */
+const MAX_PROBLEMS = 50;
+
+export interface FileReport {
+  file: string;
+  records: number;
+  created: number;
+  updated: number;
+  /** Fields of the file with no column here, left out. */
+  ignored: string[];
+}
+
+export interface LoadProgress {
+  file: string;
+  bytesRead: number;
+  records: number;
+}
+
+export interface LoadOptions {
+  onProgress?: (progress: LoadProgress) => void;
+  /** Load inside this transaction (a seeder's) instead of one of its own. */
+  transaction?: Transaction;
+}
+
+interface Claim {
+  file: string;
+  record: number;
+}
+
+interface ExistingRow {
+  id: number;
+  username: string;
+  email: string;
+}
+
+interface Existing {
+  byId: Map<number, ExistingRow>;
+  byUsername: Map<string, ExistingRow>;
+  byEmail: Map<string, ExistingRow>;
+}
+
+/**
+ * Loads user data files into the account model inside one transaction. Each
+ * record updates the row with its pk, else the row with its username, else
+ * makes a new row; a duplicate in the files or against another row is a
+ * problem. Every problem is collected, and any problem leaves the load to be
+ * rolled back: a bad file loads nothing.
+ */
+export class UserLoader {
+  private readonly reader: UserRecordReader;
+  private readonly claims = { pk: new Map<number, Claim>(), username: new Map<string, Claim>(), email: new Map<string, Claim>() };
+  private readonly problems: LocatedProblem[] = [];
+  private wroteExplicitIds = false;
+
+  constructor(
+    private readonly users: BoundResource,
+    private readonly hasher: PasswordHasher,
+    private readonly transaction: Transaction,
+    private readonly options: LoadOptions = {},
+  ) {
+    this.reader = new UserRecordReader(users);
+  }
+
+  private get contract() {
+    const contract = this.users.declaration.userModel;
+    if (!contract) throw new Error('The user model has no userModel contract');
+    return contract;
+  }
+
+  private full(): boolean {
+    return this.problems.length >= MAX_PROBLEMS;
+  }
+
+  private report(problem: LocatedProblem): void {
+    if (!this.full()) this.problems.push(problem);
+  }
+
+  async loadFile(source: DataSource): Promise<FileReport> {
+    const report: FileReport = { file: source.file, records: 0, created: 0, updated: 0, ignored: [] };
+    const ignored = new Set<string>();
+    let batch: ImportedUser[] = [];
+    const flush = async (): Promise<void> => {
+      await this.write(source.file, batch, report);
+      batch = [];
+      this.options.onProgress?.({ file: source.file, bytesRead: source.bytesRead(), records: report.records });
+    };
+    try {
+      for await (const item of source.records()) {
+        report.records += 1;
+        const read = await this.reader.read(item, source.format);
+        for (const name of read.ignored) ignored.add(name);
+        for (const problem of read.problems) this.report(problem.located({ file: source.file, record: item.record }));
+        if (read.user) batch.push(read.user);
+        if (batch.length >= BATCH_SIZE) await flush();
+        if (this.full()) break;
+      }
+      await flush();
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      this.report(error.located({ file: source.file }));
+    }
+    report.ignored = [...ignored];
+    return report;
+  }
+
+  /** Throws every problem found (the caller's transaction then rolls back), or settles what the rows need. */
+  async finish(): Promise<void> {
+    if (this.problems.length > 0) throw new ProblemList(this.problems, this.full());
+    if (this.wroteExplicitIds) await this.advanceIdSequence();
+  }
+
+  /** The first record to use a pk, username or email keeps it; a later one is a duplicate. */
+  private claim(file: string, user: ImportedUser): boolean {
+    const keys: [keyof UserLoader['claims'], number | string, string][] = [
+      ['username', user.username, this.contract.usernameField],
+      ['email', user.email.toLowerCase(), this.contract.emailField],
+    ];
+    if (user.pk !== null) keys.unshift(['pk', user.pk, 'pk']);
+    let clean = true;
+    for (const [kind, value, column] of keys) {
+      const earlier = (this.claims[kind] as Map<number | string, Claim>).get(value);
+      if (!earlier) continue;
+      clean = false;
+      this.report({
+        file,
+        record: user.record,
+        field: user.fieldNames[column] ?? column,
+        key: 'loaddata.duplicate_in_files',
+        params: { value: String(value), other_file: earlier.file, other_record: earlier.record },
+      });
+    }
+    if (!clean) return false;
+    for (const [kind, value] of keys) (this.claims[kind] as Map<number | string, Claim>).set(value, { file, record: user.record });
+    return true;
+  }
+
+  private async existing(batch: readonly ImportedUser[]): Promise<Existing> {
+    const { usernameField, emailField } = this.contract;
+    const ids = batch.flatMap((user) => (user.pk === null ? [] : [user.pk]));
+    const conditions: WhereOptions[] = [
+      { [usernameField]: batch.map((user) => user.username) },
+      where(fn('lower', col(emailField)), { [Op.in]: batch.map((user) => user.email.toLowerCase()) }),
+    ];
+    if (ids.length > 0) conditions.push({ id: ids });
+    const rows = (await this.users.model.findAll({
+      attributes: ['id', usernameField, emailField],
+      where: { [Op.or]: conditions },
+      transaction: this.transaction,
+      raw: true,
+    })) as unknown as Record<string, unknown>[];
+    const found: Existing = { byId: new Map(), byUsername: new Map(), byEmail: new Map() };
+    for (const raw of rows) {
+      const row = { id: Number(raw.id), username: String(raw[usernameField]), email: String(raw[emailField]) };
+      found.byId.set(row.id, row);
+      found.byUsername.set(row.username, row);
+      found.byEmail.set(row.email.toLowerCase(), row);
+    }
+    return found;
+  }
+
+  /** The row a record updates (by pk, else by username), or undefined for a new row; a value another row holds is a problem. */
+  private target(file: string, user: ImportedUser, existing: Existing): { row: ExistingRow | undefined; clean: boolean } {
+    const { usernameField, emailField } = this.contract;
+    const row = (user.pk !== null ? existing.byId.get(user.pk) : undefined) ?? existing.byUsername.get(user.username);
+    let clean = true;
+    const holders: [string, string, ExistingRow | undefined][] = [
+      [usernameField, user.username, existing.byUsername.get(user.username)],
+      [emailField, user.email, existing.byEmail.get(user.email.toLowerCase())],
+    ];
+    for (const [column, value, holder] of holders) {
+      if (!holder || holder.id === row?.id) continue;
+      clean = false;
+      this.report({
+        file,
+        record: user.record,
+        field: user.fieldNames[column] ?? column,
+        key: 'loaddata.duplicate_in_database',
+        params: { value, id: holder.id, username: holder.username },
+      });
+    }
+    return { row, clean };
+  }
+
+  private async write(file: string, batch: readonly ImportedUser[], report: FileReport): Promise<void> {
+    const claimed = batch.filter((user) => this.claim(file, user));
+    if (claimed.length === 0) return;
+    const existing = await this.existing(claimed);
+    const inserts: ImportedUser[] = [];
+    const updates: [number, ImportedUser][] = [];
+    for (const user of claimed) {
+      const { row, clean } = this.target(file, user, existing);
+      if (!clean) continue;
+      if (row) updates.push([row.id, user]);
+      else inserts.push(user);
+    }
+    // Once the load is known to fail, the rest of the files are only checked.
+    if (this.problems.length > 0) return;
+    try {
+      await this.insert(inserts);
+      for (const [id, user] of updates) await this.update(id, user);
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintError)) throw error;
+      // Values that differ only in a letter case the database folds and JavaScript does not (or the reverse).
+      const [first, last] = [batch[0]?.record ?? 0, batch.at(-1)?.record ?? 0];
+      this.report({ file, key: 'loaddata.conflict_in_batch', params: { first, last, reason: error.message } });
+      return;
+    }
+    report.created += inserts.length;
+    report.updated += updates.length;
+  }
+
+  private async password(user: ImportedUser): Promise<string | undefined> {
+    if (!user.password) return undefined;
+    return 'hash' in user.password ? user.password.hash : this.hasher.make(user.password.plaintext);
+  }
+
+  private async insert(users: readonly ImportedUser[]): Promise<void> {
+    if (users.length === 0) return;
+    const now = clock().now();
+    const { created, updated } = this.users.timestamps;
+    const rows = await Promise.all(
+      users.map(async (user) => {
+        const row: Record<string, unknown> = { ...user.values, password: (await this.password(user)) ?? unusablePassword() };
+        if (user.pk !== null) row.id = user.pk;
+        if (created) row[created] ??= now;
+        if (updated) row[updated] ??= created ? row[created] : now;
+        return row;
+      }),
+    );
+    const withId = rows.filter((row) => row.id !== undefined);
+    const withoutId = rows.filter((row) => row.id === undefined);
+    const options = { transaction: this.transaction, hooks: false, validate: false } as const;
+    if (withId.length > 0) {
+      await this.users.model.bulkCreate(withId, options);
+      this.wroteExplicitIds = true;
+    }
+    if (withoutId.length > 0) await this.users.model.bulkCreate(withoutId, options);
+  }
+
+  /** Sets the columns the record brings; the rest of the row (a password the file leaves out) stays. */
+  private async update(id: number, user: ImportedUser): Promise<void> {
+    const values: Record<string, unknown> = { ...user.values };
+    const password = await this.password(user);
+    if (password !== undefined) values.password = password;
+    const { updated } = this.users.timestamps;
+    if (updated) values[updated] ??= clock().now();
+    await this.users.model.update(values, { where: { id }, transaction: this.transaction, silent: true, hooks: false });
+  }
+
+  /** PostgreSQL's id sequence does not see explicit ids: move it past them, or the next new account collides. */
+  private async advanceIdSequence(): Promise<void> {
+    const sequelize = this.users.model.sequelize as Sequelize;
+    if (sequelize.getDialect() !== 'postgres') return;
+    const table = sequelize.getQueryInterface().quoteTable(this.users.declaration.table);
+    await sequelize.query(
+      `SELECT setval(pg_get_serial_sequence(:table, 'id'), COALESCE((SELECT MAX(id) FROM ${table}), 0) + 1, false)`,
+      { replacements: { table }, transaction: this.transaction },
+    );
+  }
+}
+
+/**
+ * Loads every file in one transaction: all of them, or (when any has a
+ * problem) nothing. Throws a ProblemList naming each file, record and field.
+ */
+export async function loadUserFiles(
+  registry: ResourceRegistry,
+  hasher: PasswordHasher,
+  files: readonly string[],
+  options: LoadOptions = {},
+): Promise<FileReport[]> {
+  const sources: DataSource[] = [];
+  const unopened: LocatedProblem[] = [];
+  for (const file of files) {
+    try {
+      sources.push(openSource(file));
+    } catch (error) {
+      if (!(error instanceof ProblemList)) throw error;
+      unopened.push(...error.problems);
+    }
+  }
+  if (unopened.length > 0) throw new ProblemList(unopened);
+  const load = async (transaction: Transaction): Promise<FileReport[]> => {
+    const loader = new UserLoader(registry.users(), hasher, transaction, options);
+    const reports: FileReport[] = [];
+    for (const source of sources) reports.push(await loader.loadFile(source));
+    await loader.finish();
+    return reports;
+  };
+  if (options.transaction) return load(options.transaction);
+  // IMMEDIATE: SQLite takes the write lock at once instead of failing to upgrade a read lock later.
+  return registry.sequelize.transaction({ type: Transaction.TYPES.IMMEDIATE }, load);
+}
