@@ -48,18 +48,27 @@ export function parseTimestamp(text: string): Date | null {
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
   const fields = [Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)] as const;
   const milliseconds = Number(fraction.padEnd(3, '0').slice(0, 3));
-  const local = Date.UTC(...fields, milliseconds);
-  const check = new Date(local);
+  const offset = zoneOffsetMinutes(zone);
+  if (offset === null) return null;
+  const check = new Date(Date.UTC(2000, 0, 1));
+  // setUTCFullYear, unlike Date.UTC, takes years 0-99 as they are.
+  check.setUTCFullYear(fields[0], fields[1], fields[2]);
+  check.setUTCHours(fields[3], fields[4], fields[5], milliseconds);
+  const local = check.getTime();
   const consistent =
     check.getUTCFullYear() === fields[0] && check.getUTCMonth() === fields[1] && check.getUTCDate() === fields[2] &&
     check.getUTCHours() === fields[3] && check.getUTCMinutes() === fields[4] && check.getUTCSeconds() === fields[5];
   if (!consistent) return null;
-  return new Date(local - zoneOffsetMinutes(zone) * 60_000);
+  return new Date(local - offset * 60_000);
 }
 
-function zoneOffsetMinutes(zone: string): number {
+/** Minutes east of UTC; null for an offset no zone has (beyond ±14:00, or 60 minutes and more). */
+function zoneOffsetMinutes(zone: string): number | null {
   if (zone.toUpperCase() === 'Z') return 0;
   const digits = zone.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0');
-  return zone.startsWith('-') ? -minutes : minutes;
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2) || '0');
+  if (hours > 14 || minutes >= 60) return null;
+  const offset = hours * 60 + minutes;
+  return zone.startsWith('-') ? -offset : offset;
 }

@@ -262,7 +262,7 @@ export class UserLoader {
   private async advanceIdSequence(): Promise<void> {
     const sequelize = this.users.model.sequelize as Sequelize;
     if (sequelize.getDialect() !== 'postgres') return;
-    const table = sequelize.getQueryInterface().quoteTable(this.users.declaration.table);
+    const table = sequelize.getQueryInterface().quoteIdentifier(this.users.declaration.table);
     await sequelize.query(
       `SELECT setval(pg_get_serial_sequence(:table, 'id'), COALESCE((SELECT MAX(id) FROM ${table}), 0) + 1, false)`,
       { replacements: { table }, transaction: this.transaction },

@@ -138,11 +138,20 @@ export class UserRecordReader {
     }
     const { usernameField, emailField } = this.contract;
     // No username: the whole email address is the username (a Laravel export has none).
-    if (!hasOwn(input, usernameField) && hasOwn(input, emailField)) {
+    const usernameFromEmail = !hasOwn(input, usernameField) && hasOwn(input, emailField);
+    if (usernameFromEmail) {
       input[usernameField] = input[emailField];
       fieldNames[usernameField] = fieldNames[emailField] ?? emailField;
     }
-    Object.assign(values, await this.validate(input, fieldNames, problems));
+    const validated = await this.validate(input, fieldNames);
+    Object.assign(values, validated.values);
+    for (const [column, found] of validated.problems) {
+      if (column !== usernameField || !usernameFromEmail) problems.push(...found);
+      // The email's own problem says it all; a valid address can still hold characters a username may not.
+      else if (!validated.problems.has(emailField)) {
+        problems.push(new Problem('loaddata.email_as_username', {}, { field: fieldNames[emailField] ?? emailField }));
+      }
+    }
     for (const column of [emailField, usernameField]) {
       if (!hasOwn(input, column)) problems.push(new Problem(FIELD_ERRORS.required, {}, { field: fieldNames[column] ?? column }));
     }
@@ -181,18 +190,21 @@ export class UserRecordReader {
     else problems.push(new Problem(FIELD_ERRORS.invalid_datetime, {}, { field: name }));
   }
 
-  private async validate(input: Record<string, unknown>, fieldNames: Record<string, string>, problems: Problem[]) {
+  /** Validated values, and the problems of each failing column under the file's field names. */
+  private async validate(input: Record<string, unknown>, fieldNames: Record<string, string>) {
+    const problems = new Map<string, Problem[]>();
     try {
-      return await this.serializer.validate(input, { partial: true, unique: false });
+      return { values: await this.serializer.validate(input, { partial: true, unique: false }), problems };
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       for (const [column, errors] of Object.entries(error.fields)) {
         const field = fieldNames[column] ?? column;
-        for (const { code, params } of errors) {
-          problems.push(new Problem(FIELD_ERRORS[code], { label: field, attribute: field, ...params }, { field }));
-        }
+        problems.set(
+          column,
+          errors.map(({ code, params }) => new Problem(FIELD_ERRORS[code], { label: field, attribute: field, ...params }, { field })),
+        );
       }
-      return {};
+      return { values: {}, problems };
     }
   }
 

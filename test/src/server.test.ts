@@ -113,3 +113,48 @@ describe('the built server and CLI, as a newcomer runs them', () => {
     expect(bad.stderr).toBe('Invalid setting PORT=eighty: expected integer 0-65535.\n');
   });
 });
+
+describe('npm start on an empty development database', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-demo-'));
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
+  });
+
+  /** Starts the server until it serves, then stops it; what it printed before serving. */
+  async function startOnce(env: Record<string, string>): Promise<{ printed: string; status: number }> {
+    const child = spawn(process.execPath, [server], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', ...env },
+    });
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const url = await waitForUrl(child);
+    const page = await fetch(new URL('comments/', url), {
+      headers: { authorization: `Basic ${Buffer.from('alice:alice-demo-pass').toString('base64')}` },
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    child.kill('SIGTERM');
+    await exited;
+    return { printed, status: page.status };
+  }
+
+  test('production starts empty; development loads the demo data once and says so with the demo accounts', async () => {
+    const production = await startOnce({ NODE_ENV: 'production' });
+    expect(production.printed).not.toContain('demo');
+    expect(production.status).toBe(401);
+
+    const first = await startOnce({});
+    expect(first.printed).toContain('The database was empty, so the demo data was loaded');
+    expect(first.printed).toContain('  alice / alice-demo-pass (user)');
+    expect(first.status).toBe(200);
+
+    const second = await startOnce({});
+    expect(second.printed).not.toContain('demo');
+    expect(second.status).toBe(200);
+  });
+});
