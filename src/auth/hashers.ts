@@ -1,4 +1,4 @@
-import { createHash, pbkdf2, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 
@@ -36,9 +36,15 @@ export type StoredPassword =
   | { kind: 'malformed'; algorithm: string }
   | { kind: 'unsupported'; algorithm: string };
 
+/** Uniform over the alphabet: bytes past the last whole multiple of its length are drawn again. */
 function randomString(length: number): string {
+  const limit = 256 - (256 % SALT_ALPHABET.length);
   let result = '';
-  for (let i = 0; i < length; i += 1) result += SALT_ALPHABET[randomInt(SALT_ALPHABET.length)];
+  while (result.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < limit && result.length < length) result += SALT_ALPHABET[byte % SALT_ALPHABET.length];
+    }
+  }
   return result;
 }
 

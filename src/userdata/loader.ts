@@ -62,6 +62,8 @@ export class UserLoader {
   private readonly claims = { pk: new Map<number, Claim>(), username: new Map<string, Claim>(), email: new Map<string, Claim>() };
   private readonly problems: LocatedProblem[] = [];
   private wroteExplicitIds = false;
+  /** What a new row holds in the columns its record leaves out. */
+  private readonly defaults: Record<string, unknown>;
 
   constructor(
     private readonly users: BoundResource,
@@ -70,6 +72,11 @@ export class UserLoader {
     private readonly options: LoadOptions = {},
   ) {
     this.reader = new UserRecordReader(users);
+    this.defaults = {};
+    for (const [name, field] of Object.entries(users.declaration.fields)) {
+      if (field.default !== undefined) this.defaults[name] = field.default;
+      else if (field.nullable) this.defaults[name] = null;
+    }
   }
 
   private get contract() {
@@ -208,7 +215,7 @@ export class UserLoader {
     if (this.problems.length > 0) return;
     try {
       await this.insert(inserts);
-      for (const [id, user] of updates) await this.update(id, user);
+      await this.update(updates);
     } catch (error) {
       if (!(error instanceof UniqueConstraintError)) throw error;
       // Values that differ only in a letter case the database folds and JavaScript does not (or the reverse).
@@ -225,37 +232,59 @@ export class UserLoader {
     return 'hash' in user.password ? user.password.hash : this.hasher.make(user.password.plaintext);
   }
 
-  private async insert(users: readonly ImportedUser[]): Promise<void> {
-    if (users.length === 0) return;
-    const now = clock().now();
+  /** Every column of a new account: the record's values over the declared defaults. */
+  private async newRow(user: ImportedUser, now: Date): Promise<Record<string, unknown>> {
+    const row: Record<string, unknown> = { ...this.defaults, ...user.values };
+    row.password = (await this.password(user)) ?? unusablePassword();
     const { created, updated } = this.users.timestamps;
-    const rows = await Promise.all(
-      users.map(async (user) => {
-        const row: Record<string, unknown> = { ...user.values, password: (await this.password(user)) ?? unusablePassword() };
-        if (user.pk !== null) row.id = user.pk;
-        if (created) row[created] ??= now;
-        if (updated) row[updated] ??= created ? row[created] : now;
-        return row;
-      }),
-    );
-    const withId = rows.filter((row) => row.id !== undefined);
-    const withoutId = rows.filter((row) => row.id === undefined);
-    const options = { transaction: this.transaction, hooks: false, validate: false } as const;
-    if (withId.length > 0) {
-      await this.users.model.bulkCreate(withId, options);
-      this.wroteExplicitIds = true;
-    }
-    if (withoutId.length > 0) await this.users.model.bulkCreate(withoutId, options);
+    if (created) row[created] ??= now;
+    if (updated) row[updated] ??= created ? row[created] : now;
+    return row;
   }
 
-  /** Sets the columns the record brings; the rest of the row (a password the file leaves out) stays. */
-  private async update(id: number, user: ImportedUser): Promise<void> {
-    const values: Record<string, unknown> = { ...user.values };
-    const password = await this.password(user);
-    if (password !== undefined) values.password = password;
+  /** Many rows in one statement; with `updateColumns`, rows whose id exists get only those columns set. */
+  private async insertRows(rows: Record<string, unknown>[], updateColumns?: string[]): Promise<void> {
+    if (rows.length === 0) return;
+    const options = updateColumns ? { updateOnDuplicate: updateColumns, upsertKeys: ['id'] } : {};
+    await this.users.model.sequelize?.getQueryInterface().bulkInsert(
+      this.users.declaration.table,
+      rows,
+      { transaction: this.transaction, ...options },
+      this.users.model.getAttributes(),
+    );
+  }
+
+  private async insert(users: readonly ImportedUser[]): Promise<void> {
+    const now = clock().now();
+    const rows = await Promise.all(
+      users.map(async (user) => ({ ...(await this.newRow(user, now)), ...(user.pk === null ? {} : { id: user.pk }) })),
+    );
+    const withId = rows.filter((row) => row.id !== undefined);
+    await this.insertRows(withId);
+    if (withId.length > 0) this.wroteExplicitIds = true;
+    await this.insertRows(rows.filter((row) => row.id === undefined));
+  }
+
+  /**
+   * Rows found by id or username get the columns their record brings; the
+   * rest of the row (a password the file leaves out) stays. One upsert per set
+   * of columns: were the row deleted meanwhile, it is made anew, whole.
+   */
+  private async update(updates: readonly [number, ImportedUser][]): Promise<void> {
+    const now = clock().now();
     const { updated } = this.users.timestamps;
-    if (updated) values[updated] ??= clock().now();
-    await this.users.model.update(values, { where: { id }, transaction: this.transaction, silent: true, hooks: false });
+    const groups = new Map<string, { columns: string[]; rows: Record<string, unknown>[] }>();
+    for (const [id, user] of updates) {
+      const row: Record<string, unknown> = { ...(await this.newRow(user, now)), id };
+      if (updated && user.values[updated] === undefined) row[updated] = now;
+      const columns = [...Object.keys(user.values), ...(user.password ? ['password'] : []), ...(updated ? [updated] : [])];
+      const unique = [...new Set(columns)].sort();
+      const key = unique.join(',');
+      const group = groups.get(key) ?? { columns: unique, rows: [] };
+      group.rows.push(row);
+      groups.set(key, group);
+    }
+    for (const { columns, rows } of groups.values()) await this.insertRows(rows, columns);
   }
 
   /** PostgreSQL's id sequence does not see explicit ids: move it past them, or the next new account collides. */
