@@ -13,7 +13,7 @@ export interface LocatedProblem extends Location {
   params: MessageParams;
 }
 
-/** One thing wrong with the input, thrown where it is found and located further up. */
+/** One thing wrong with the input, found where only part of its location is known; `located` completes it. */
 export class Problem extends Error {
   constructor(
     readonly key: string,
@@ -22,11 +22,6 @@ export class Problem extends Error {
   ) {
     super(key);
     this.name = 'Problem';
-  }
-
-  /** The same problem, placed: what the thrower already knew wins. */
-  at(location: Location): Problem {
-    return new Problem(this.key, this.params, { ...location, ...this.location });
   }
 
   located(location: Location): LocatedProblem {

@@ -59,6 +59,20 @@ describe('loaddata with bad input: the file, the record and the field, status 1,
     expect(await data.users()).toEqual([]);
   });
 
+  test('problem reports never repeat a password or a hash', async () => {
+    const file = data.file(
+      'secrets.json',
+      json([
+        { email: 'bad address', password: 'hunter2-plaintext' },
+        { email: 'h@example.jp', password: 'pbkdf2_sha256$600000$SECRETSALT' },
+        { email: 'i@example.jp', password: 'argon2$argon2id$v=19$m=1,t=1,p=1$SECRETSALT2$SECRETHASH' },
+      ]),
+    );
+    const run = await data.manage(['loaddata', file]);
+    expect(run.stderr.trim().split('\n')).toHaveLength(4);
+    for (const secret of ['hunter2', 'SECRETSALT', 'SECRETHASH']) expect(run.stderr).not.toContain(secret);
+  });
+
   test('every problem of a file is listed at once, up to a limit', async () => {
     const file = data.file('many.json', json(Array.from({ length: 80 }, (_, index) => ({ username: `u${index}`, email: 'not an email' }))));
     const run = await data.manage(['loaddata', file]);
