@@ -97,10 +97,18 @@ export class UserLoader {
     const report: FileReport = { file: source.file, records: 0, created: 0, updated: 0, ignored: [] };
     const ignored = new Set<string>();
     let batch: ImportedUser[] = [];
+    // One batch is written while the next is read: parsing overlaps the database's work.
+    let writing: Promise<void> = Promise.resolve();
     const flush = async (): Promise<void> => {
-      await this.write(source.file, batch, report);
+      const full = batch;
       batch = [];
-      this.options.onProgress?.({ file: source.file, bytesRead: source.bytesRead(), records: report.records });
+      await writing;
+      const records = report.records;
+      writing = this.write(source.file, full, report).then(() =>
+        this.options.onProgress?.({ file: source.file, bytesRead: source.bytesRead(), records }),
+      );
+      // Awaited by the next flush or at the end; until then a failure must not count as unhandled.
+      writing.catch(() => undefined);
     };
     try {
       for await (const item of source.records()) {
@@ -113,7 +121,9 @@ export class UserLoader {
         if (this.full()) break;
       }
       await flush();
+      await writing;
     } catch (error) {
+      await writing.catch(() => undefined);
       if (!(error instanceof Problem)) throw error;
       this.report(error.located({ file: source.file }));
     }
@@ -133,7 +143,7 @@ export class UserLoader {
       ['username', user.username, this.contract.usernameField],
       ['email', user.email.toLowerCase(), this.contract.emailField],
     ];
-    if (user.pk !== null) keys.unshift(['pk', user.pk, 'pk']);
+    if (user.pk !== null) keys.unshift(['pk', user.pk, 'id']);
     let clean = true;
     for (const [kind, value, column] of keys) {
       const earlier = (this.claims[kind] as Map<number | string, Claim>).get(value);

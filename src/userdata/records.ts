@@ -120,7 +120,7 @@ export class UserRecordReader {
   private async readFields(record: number, rawPk: unknown, pkField: string, fields: Record<string, unknown>): Promise<ReadRecord> {
     const problems: Problem[] = [];
     const ignored: string[] = [];
-    const fieldNames: Record<string, string> = {};
+    const fieldNames: Record<string, string> = { id: pkField };
     const input: Record<string, unknown> = {};
     const values: Record<string, unknown> = {};
     const pk = this.readPk(rawPk, pkField, problems);

@@ -21,6 +21,7 @@ const cases: [string, string, string | Buffer, string][] = [
   ['a duplicate username inside the file', 'dup.json', json([user({ username: 'a', email: 'a@example.jp' }, 1), user({ username: 'a', email: 'b@example.jp' }, 2)]), ', record 2, field "username": "a" is also in '],
   ['a duplicate email inside the file, in another case', 'dupmail.csv', 'email\nSame@Example.jp\nsame@example.jp\n', ', record 2, field "email": "same@example.jp" is also in '],
   ['a duplicate pk inside the file', 'duppk.json', json([user({ username: 'a', email: 'a@example.jp' }, 7), user({ username: 'b', email: 'b@example.jp' }, 7)]), ', record 2, field "pk": "7" is also in '],
+  ['a duplicate id inside a list', 'dupid.json', json([{ id: 3, email: 'a@example.jp' }, { id: 3, email: 'b@example.jp' }]), ', record 2, field "id": "3" is also in '],
   ['an email that another user has', 'taken.json', json([{ username: 'other', email: 'YAMADA@example.jp' }]), ', record 1, field "email": "YAMADA@example.jp" already belongs to user "yamada" (id 10).'],
   ['a pk whose username another user has', 'renamed.json', json([user({ username: 'suzuki', email: 'new@example.jp' }, 10)]), ', record 1, field "username": "suzuki" already belongs to user "suzuki" (id 11).'],
   ['a malformed pbkdf2 hash', 'pbkdf2.json', json([user({ username: 'h', email: 'h@example.jp', password: 'pbkdf2_sha256$600000$salt' })]), ', record 1, field "password": This looks like a pbkdf2_sha256 password hash but is malformed'],
