@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { clock } from './clock.js';
 import { resourcesDir } from './paths.js';
-import type { FieldDeclaration, ResourceDeclaration, SiteExposure } from './resource.js';
+import type { FieldDeclaration, ResourceDeclaration, SiteExposure, UserModelContract } from './resource.js';
 
 export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
 export type RowModel = ModelStatic<Row>;
@@ -66,6 +66,13 @@ function displayFieldsOf(declaration: ResourceDeclaration): string[] {
   if (declaration.displayField) return [declaration.displayField];
   const user = declaration.userModel;
   return user ? [user.displayField, user.usernameField] : ['id'];
+}
+
+/** The account model's contract (its username, email and display fields). */
+export function userModelOf(resource: BoundResource): UserModelContract {
+  const contract = resource.declaration.userModel;
+  if (!contract) throw new Error(`Resource ${resource.declaration.name} is not the user model`);
+  return contract;
 }
 
 /** How a row is named for people: its first non-empty display column. */

@@ -47,6 +47,8 @@ export function parseTimestamp(text: string): Date | null {
   if (!match) return null;
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
   const fields = [Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)] as const;
+  // Year 0 exists in JavaScript, not in PostgreSQL (nor in Django).
+  if (fields[0] < 1) return null;
   const milliseconds = Number(fraction.padEnd(3, '0').slice(0, 3));
   const offset = zoneOffsetMinutes(zone);
   if (offset === null) return null;

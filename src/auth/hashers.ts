@@ -8,10 +8,16 @@ const SALT_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 const SALT_LENGTH = 22; // Django's: about 131 bits
 /** A stored hash asking for more than this would stall the server; it is treated as invalid. */
 const MAX_ITERATIONS = 10_000_000;
-/** bcrypt's cost is a power of two: 15 takes seconds already, higher would stall every login of the account. */
-const MAX_BCRYPT_COST = 15;
+/**
+ * bcrypt's cost is a power of two, and bcryptjs runs on the main thread: 13
+ * (Laravel uses 10 to 12) is about a second, higher would stall the server on
+ * each login of the account until its hash is upgraded.
+ */
+const MAX_BCRYPT_COST = 13;
 /** Django's UNUSABLE_PASSWORD_PREFIX: such an account has no password that works. */
 const UNUSABLE_PREFIX = '!';
+/** What Django writes with that prefix: `!` alone (before 1.6) or with 40 random letters and digits; `!Passw0rd` is a password. */
+const UNUSABLE = /^!([A-Za-z0-9]{40})?$/;
 
 /** Formats this product verifies: Django's own and the bcrypt hashes of PHP/Laravel. */
 const SUPPORTED = ['pbkdf2_sha256', 'pbkdf2_sha1', 'bcrypt', 'bcrypt_sha256'] as const;
@@ -30,7 +36,7 @@ export interface PasswordCheck {
 
 /** What a password value in a user data file is. */
 export type StoredPassword =
-  | { kind: 'hash' }
+  | { kind: 'hash'; algorithm: string }
   | { kind: 'unusable' }
   | { kind: 'plaintext' }
   | { kind: 'malformed'; algorithm: string }
@@ -55,8 +61,9 @@ function decodePbkdf2(algorithm: 'pbkdf2_sha256' | 'pbkdf2_sha1', rest: string):
   if (!/^[1-9]\d{0,7}$/.test(iterationsText) || salt === '') return null;
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(hashText)) return null;
   const iterations = Number(iterationsText);
-  if (iterations > MAX_ITERATIONS) return null;
-  return { algorithm, iterations, salt, hash: Buffer.from(hashText, 'base64') };
+  const hash = Buffer.from(hashText, 'base64');
+  if (iterations > MAX_ITERATIONS || hash.length !== keyLength(algorithm)) return null;
+  return { algorithm, iterations, salt, hash };
 }
 
 /** `$2a$`, `$2b$` or `$2y$` (PHP's name for the same algorithm), a two-digit cost, 22 salt and 31 hash characters. */
@@ -99,11 +106,11 @@ function decode(encoded: string): DecodedHash | null {
  * or a broken hash is refused, anything else is a plaintext password.
  */
 export function classifyPassword(value: string): StoredPassword {
-  if (value.startsWith(UNUSABLE_PREFIX)) return { kind: 'unusable' };
+  if (UNUSABLE.test(value)) return { kind: 'unusable' };
   const algorithm = algorithmOf(value);
   if (algorithm === null) return { kind: 'plaintext' };
   if ((SUPPORTED as readonly string[]).includes(algorithm)) {
-    return decode(value) ? { kind: 'hash' } : { kind: 'malformed', algorithm };
+    return decode(value) ? { kind: 'hash', algorithm } : { kind: 'malformed', algorithm };
   }
   if (UNSUPPORTED_DJANGO.includes(algorithm) || value.startsWith('$')) return { kind: 'unsupported', algorithm };
   return { kind: 'plaintext' };
@@ -123,17 +130,23 @@ export function inDjangoFormat(encoded: string): string {
   return encoded.startsWith('$2') ? `bcrypt$${encoded}` : encoded;
 }
 
-async function derive(password: string, salt: string, iterations: number, digest = 'sha256'): Promise<Buffer> {
-  const keyLength = digest === 'sha1' ? 20 : 32;
-  return pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, keyLength, digest);
+/** Django's pbkdf2 hashers keep the digest's own length. */
+function keyLength(algorithm: 'pbkdf2_sha256' | 'pbkdf2_sha1'): number {
+  return algorithm === 'pbkdf2_sha1' ? 20 : 32;
+}
+
+async function derive(password: string, salt: string, iterations: number, algorithm: 'pbkdf2_sha256' | 'pbkdf2_sha1' = 'pbkdf2_sha256'): Promise<Buffer> {
+  const digest = algorithm === 'pbkdf2_sha1' ? 'sha1' : 'sha256';
+  return pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, keyLength(algorithm), digest);
 }
 
 /**
  * New hashes are Django's `pbkdf2_sha256$<iterations>$<salt>$<base64>`, so
  * hashes made here verify in Django and the reverse. Checks also accept
  * pbkdf2_sha1 and bcrypt (bare `$2a$/$2b$/$2y$` as PHP writes them, or Django's
- * `bcrypt$` and `bcrypt_sha256$`), and ask for an upgrade after a success. The
- * work runs off the event loop and digests compare in constant time.
+ * `bcrypt$` and `bcrypt_sha256$`), and ask for an upgrade after a success.
+ * PBKDF2 runs on libuv's thread pool; bcrypt (bcryptjs) on the main thread in
+ * slices that let other requests through. Digests compare in constant time.
  */
 export class PasswordHasher {
   private readonly dummySalt = randomString(SALT_LENGTH);
@@ -161,8 +174,7 @@ export class PasswordHasher {
     switch (decoded.algorithm) {
       case 'pbkdf2_sha256':
       case 'pbkdf2_sha1': {
-        const digest = decoded.algorithm === 'pbkdf2_sha1' ? 'sha1' : 'sha256';
-        const derived = await derive(password, decoded.salt, decoded.iterations, digest);
+        const derived = await derive(password, decoded.salt, decoded.iterations, decoded.algorithm);
         return derived.length === decoded.hash.length && timingSafeEqual(derived, decoded.hash);
       }
       case 'bcrypt':
@@ -178,11 +190,11 @@ export class PasswordHasher {
   }
 
   /**
-   * A failed check of a hash with fewer iterations than today's takes the
-   * difference too (Django's harden_runtime), so a weak hash is not told by timing.
+   * A failed check of a pbkdf2 hash with fewer iterations than today's takes
+   * the difference too (Django's harden_runtime), so a weak hash is not told by timing.
    */
   private async hardenRuntime(password: string, decoded: DecodedHash): Promise<void> {
-    if (decoded.algorithm !== 'pbkdf2_sha256' || decoded.iterations >= this.iterations) return;
+    if (!('iterations' in decoded) || decoded.iterations >= this.iterations) return;
     await derive(password, this.dummySalt, this.iterations - decoded.iterations);
   }
 

@@ -1,4 +1,4 @@
-import { createWriteStream, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, openSync, renameSync, rmSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
@@ -33,11 +33,11 @@ function progressBar(io: CliIO, t: Translate): { update(progress: LoadProgress):
   );
   let current = '';
   return {
-    update({ file, bytesRead, records }) {
+    update({ file, bytesRead, bytesTotal, records }) {
       if (file !== current) {
         if (current !== '') bar.stop();
         current = file;
-        bar.start(Math.max(statSync(file).size, 1), 0, { file: path.basename(file), records: 0 });
+        bar.start(Math.max(bytesTotal, 1), 0, { file: path.basename(file), records: 0 });
       }
       bar.update(bytesRead, { records });
     },
@@ -88,7 +88,8 @@ export async function dumpData(services: Services, io: CliIO, t: Translate, outp
   const partial = `${output}.partial-${process.pid}`;
   let fd: number;
   try {
-    fd = openSync(partial, 'w');
+    // The fixture holds password hashes: readable by its owner only.
+    fd = openSync(partial, 'w', 0o600);
   } catch (error) {
     throw new CommandFailed([t('dumpdata.failed', { file: output, message: (error as Error).message })]);
   }

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Transaction } from 'sequelize';
+import { Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { seedDataDir, seedersDir } from '../paths.js';
 import type { Services } from '../services.js';
@@ -89,7 +89,8 @@ export async function seed(services: Services, options: SeedOptions = {}): Promi
       name: file.name,
       up: async () => {
         const seeder = await file.load();
-        const result = await services.sequelize.transaction(async (transaction) =>
+        // IMMEDIATE: a running server's writes wait for the seeder instead of failing it with SQLITE_BUSY.
+        const result = await services.sequelize.transaction({ type: Transaction.TYPES.IMMEDIATE }, async (transaction) =>
           seeder.run({
             services,
             transaction,

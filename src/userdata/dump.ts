@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { Op, Transaction } from 'sequelize';
 import { inDjangoFormat } from '../auth/hashers.js';
-import { WITH_HIDDEN, type ResourceRegistry } from '../registry.js';
+import { userModelOf, WITH_HIDDEN, type ResourceRegistry } from '../registry.js';
 
 /** Rows read per query: the dump's memory stays flat whatever the table's size. */
 const BATCH_SIZE = 1000;
@@ -40,9 +40,7 @@ function djangoNames(first: string, last: string, display: string, username: str
  */
 export async function dumpUsers(registry: ResourceRegistry, output: Writable): Promise<number> {
   const users = registry.users();
-  const contract = users.declaration.userModel;
-  if (!contract) throw new Error('The user model has no userModel contract');
-  const { usernameField, emailField, displayField } = contract;
+  const { usernameField, emailField, displayField } = userModelOf(users);
   const created = users.timestamps.created;
   const write = async (chunk: string): Promise<void> => {
     if (!output.write(chunk)) await once(output, 'drain');

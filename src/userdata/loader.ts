@@ -1,7 +1,8 @@
 import { col, fn, Op, Transaction, UniqueConstraintError, where, type WhereOptions } from 'sequelize';
 import { unusablePassword, type PasswordHasher } from '../auth/hashers.js';
 import { clock } from '../clock.js';
-import type { BoundResource, ResourceRegistry } from '../registry.js';
+import { userModelOf, type BoundResource, type ResourceRegistry } from '../registry.js';
+import type { UserModelContract } from '../resource.js';
 import type { Sequelize } from 'sequelize';
 import { Problem, ProblemList, type LocatedProblem } from './problems.js';
 import { UserRecordReader, type ImportedUser } from './records.js';
@@ -24,6 +25,7 @@ export interface FileReport {
 export interface LoadProgress {
   file: string;
   bytesRead: number;
+  bytesTotal: number;
   records: number;
 }
 
@@ -61,7 +63,6 @@ export class UserLoader {
   private readonly reader: UserRecordReader;
   private readonly claims = { pk: new Map<number, Claim>(), username: new Map<string, Claim>(), email: new Map<string, Claim>() };
   private readonly problems: LocatedProblem[] = [];
-  private wroteExplicitIds = false;
   /** What a new row holds in the columns its record leaves out. */
   private readonly defaults: Record<string, unknown>;
 
@@ -79,18 +80,24 @@ export class UserLoader {
     }
   }
 
-  private get contract() {
-    const contract = this.users.declaration.userModel;
-    if (!contract) throw new Error('The user model has no userModel contract');
-    return contract;
+  private get contract(): UserModelContract {
+    return userModelOf(this.users);
+  }
+
+  private get sequelize(): Sequelize {
+    return this.users.model.sequelize as Sequelize;
   }
 
   private full(): boolean {
     return this.problems.length >= MAX_PROBLEMS;
   }
 
+  /** Records without a username use their email for both: its one problem is reported once, not twice. */
   private report(problem: LocatedProblem): void {
-    if (!this.full()) this.problems.push(problem);
+    const last = this.problems.at(-1);
+    const repeated =
+      last && ['file', 'record', 'field', 'key'].every((key) => last[key as keyof LocatedProblem] === problem[key as keyof LocatedProblem]);
+    if (!this.full() && !repeated) this.problems.push(problem);
   }
 
   async loadFile(source: DataSource): Promise<FileReport> {
@@ -105,7 +112,7 @@ export class UserLoader {
       await writing;
       const records = report.records;
       writing = this.write(source.file, full, report).then(() =>
-        this.options.onProgress?.({ file: source.file, bytesRead: source.bytesRead(), records }),
+        this.options.onProgress?.({ file: source.file, bytesRead: source.bytesRead(), bytesTotal: source.size, records }),
       );
       // Awaited by the next flush or at the end; until then a failure must not count as unhandled.
       writing.catch(() => undefined);
@@ -131,10 +138,9 @@ export class UserLoader {
     return report;
   }
 
-  /** Throws every problem found (the caller's transaction then rolls back), or settles what the rows need. */
+  /** Throws every problem found: the caller's transaction then rolls back. */
   async finish(): Promise<void> {
     if (this.problems.length > 0) throw new ProblemList(this.problems, this.full());
-    if (this.wroteExplicitIds) await this.advanceIdSequence();
   }
 
   /** The first record to use a pk, username or email keeps it; a later one is a duplicate. */
@@ -193,10 +199,18 @@ export class UserLoader {
     return found;
   }
 
-  /** The row a record updates (by pk, else by username), or undefined for a new row; a value another row holds is a problem. */
+  /**
+   * The row a record updates (by pk, else by username), or undefined for a
+   * new row. A problem: a value another row holds; a pk whose row has neither
+   * the record's username nor its email (another person's: Django and Laravel
+   * ids both start at 1); a row another record of this load already wrote.
+   */
   private target(file: string, user: ImportedUser, existing: Existing): { row: ExistingRow | undefined; clean: boolean } {
     const { usernameField, emailField } = this.contract;
-    const row = (user.pk !== null ? existing.byId.get(user.pk) : undefined) ?? existing.byUsername.get(user.username);
+    const byPk = user.pk !== null ? existing.byId.get(user.pk) : undefined;
+    const row = byPk ?? existing.byUsername.get(user.username);
+    const problem = (column: string, key: string, params: LocatedProblem['params']): void =>
+      this.report({ file, record: user.record, field: user.fieldNames[column] ?? column, key, params });
     let clean = true;
     const holders: [string, string, ExistingRow | undefined][] = [
       [usernameField, user.username, existing.byUsername.get(user.username)],
@@ -205,13 +219,16 @@ export class UserLoader {
     for (const [column, value, holder] of holders) {
       if (!holder || holder.id === row?.id) continue;
       clean = false;
-      this.report({
-        file,
-        record: user.record,
-        field: user.fieldNames[column] ?? column,
-        key: 'loaddata.duplicate_in_database',
-        params: { value, id: holder.id, username: holder.username },
-      });
+      problem(column, 'loaddata.duplicate_in_database', { value, id: holder.id, username: holder.username });
+    }
+    if (clean && byPk && byPk.username !== user.username && byPk.email.toLowerCase() !== user.email.toLowerCase()) {
+      clean = false;
+      problem('id', 'loaddata.pk_of_another_user', { id: byPk.id, username: byPk.username });
+    }
+    const writer = row && row.username !== user.username ? this.claims.username.get(row.username) : undefined;
+    if (clean && row && writer) {
+      clean = false;
+      problem('id', 'loaddata.row_written_in_files', { id: row.id, other_file: writer.file, other_record: writer.record });
     }
     return { row, clean };
   }
@@ -231,13 +248,16 @@ export class UserLoader {
     // Once the load is known to fail, the rest of the files are only checked.
     if (this.problems.length > 0) return;
     try {
-      await this.insert(inserts);
-      await this.update(updates);
+      // A savepoint: on PostgreSQL a failed statement would otherwise end the checks of every later batch.
+      await this.sequelize.transaction({ transaction: this.transaction }, async () => {
+        await this.insert(inserts);
+        await this.update(updates);
+      });
     } catch (error) {
       if (!(error instanceof UniqueConstraintError)) throw error;
       // Values that differ only in a letter case the database folds and JavaScript does not (or the reverse).
       const [first, last] = [batch[0]?.record ?? 0, batch.at(-1)?.record ?? 0];
-      this.report({ file, key: 'loaddata.conflict_in_batch', params: { first, last, reason: error.message } });
+      this.report({ file, key: 'loaddata.conflict_in_batch', params: { first, last } });
       return;
     }
     report.created += inserts.length;
@@ -251,7 +271,7 @@ export class UserLoader {
 
   /** Every column of a new account: the record's values over the declared defaults. */
   private async newRow(user: ImportedUser, now: Date): Promise<Record<string, unknown>> {
-    const row: Record<string, unknown> = { ...this.defaults, ...user.values };
+    const row: Record<string, unknown> = { ...this.defaults, ...user.newRowValues, ...user.values };
     row.password = (await this.password(user)) ?? unusablePassword();
     const { created, updated } = this.users.timestamps;
     if (created) row[created] ??= now;
@@ -263,7 +283,7 @@ export class UserLoader {
   private async insertRows(rows: Record<string, unknown>[], updateColumns?: string[]): Promise<void> {
     if (rows.length === 0) return;
     const options = updateColumns ? { updateOnDuplicate: updateColumns, upsertKeys: ['id'] } : {};
-    await this.users.model.sequelize?.getQueryInterface().bulkInsert(
+    await this.sequelize.getQueryInterface().bulkInsert(
       this.users.declaration.table,
       rows,
       { transaction: this.transaction, ...options },
@@ -278,7 +298,7 @@ export class UserLoader {
     );
     const withId = rows.filter((row) => row.id !== undefined);
     await this.insertRows(withId);
-    if (withId.length > 0) this.wroteExplicitIds = true;
+    if (withId.length > 0) await this.advanceIdSequence();
     await this.insertRows(rows.filter((row) => row.id === undefined));
   }
 
@@ -290,23 +310,27 @@ export class UserLoader {
   private async update(updates: readonly [number, ImportedUser][]): Promise<void> {
     const now = clock().now();
     const { updated } = this.users.timestamps;
+    const prepared = await Promise.all(
+      updates.map(async ([id, user]) => {
+        const row: Record<string, unknown> = { ...(await this.newRow(user, now)), id };
+        if (updated && user.values[updated] === undefined) row[updated] = now;
+        const columns = [...Object.keys(user.values), ...(user.password ? ['password'] : []), ...(updated ? [updated] : [])];
+        return { row, columns: [...new Set(columns)].sort() };
+      }),
+    );
     const groups = new Map<string, { columns: string[]; rows: Record<string, unknown>[] }>();
-    for (const [id, user] of updates) {
-      const row: Record<string, unknown> = { ...(await this.newRow(user, now)), id };
-      if (updated && user.values[updated] === undefined) row[updated] = now;
-      const columns = [...Object.keys(user.values), ...(user.password ? ['password'] : []), ...(updated ? [updated] : [])];
-      const unique = [...new Set(columns)].sort();
-      const key = unique.join(',');
-      const group = groups.get(key) ?? { columns: unique, rows: [] };
+    for (const { row, columns } of prepared) {
+      const key = columns.join(',');
+      const group = groups.get(key) ?? { columns, rows: [] };
       group.rows.push(row);
       groups.set(key, group);
     }
     for (const { columns, rows } of groups.values()) await this.insertRows(rows, columns);
   }
 
-  /** PostgreSQL's id sequence does not see explicit ids: move it past them, or the next new account collides. */
+  /** PostgreSQL's id sequence does not see explicit ids: move it past them, or the next new row (of this load, or later) collides. */
   private async advanceIdSequence(): Promise<void> {
-    const sequelize = this.users.model.sequelize as Sequelize;
+    const sequelize = this.sequelize;
     if (sequelize.getDialect() !== 'postgres') return;
     const table = sequelize.getQueryInterface().quoteIdentifier(this.users.declaration.table);
     await sequelize.query(

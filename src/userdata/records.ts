@@ -1,7 +1,7 @@
 import { classifyPassword } from '../auth/hashers.js';
 import { FIELD_ERRORS, ValidationError } from '../errors.js';
-import type { BoundResource } from '../registry.js';
-import type { FieldDeclaration, StringField } from '../resource.js';
+import { userModelOf, type BoundResource } from '../registry.js';
+import type { FieldDeclaration, StringField, UserModelContract } from '../resource.js';
 import { Serializer } from '../serializers.js';
 import { parseTimestamp, utcTimestamp } from '../timestamps.js';
 import { Problem } from './problems.js';
@@ -24,6 +24,8 @@ export interface ImportedUser {
   email: string;
   /** Validated column values the record brings (not id, not password). */
   values: Record<string, unknown>;
+  /** Values a new row takes where the record has none, but an existing row keeps its own (the display name). */
+  newRowValues: Record<string, unknown>;
   /** The file's password: kept as a hash, or hashed on load; null when the record has none. */
   password: PasswordValue | null;
   /** The file's name of each column, for messages. */
@@ -35,10 +37,6 @@ export interface ReadRecord {
   problems: Problem[];
   /** Fields of the record this product has no column for, with a value worth mentioning. */
   ignored: string[];
-}
-
-function hasOwn(value: object, key: string): boolean {
-  return Object.hasOwn(value, key);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -86,10 +84,13 @@ export class UserRecordReader {
     this.renames = users.timestamps.created ? { date_joined: users.timestamps.created } : {};
   }
 
-  private get contract() {
-    const contract = this.users.declaration.userModel;
-    if (!contract) throw new Error('The user model has no userModel contract');
-    return contract;
+  private get contract(): UserModelContract {
+    return userModelOf(this.users);
+  }
+
+  /** The longest stored hash the password column holds. */
+  private get passwordLength(): number {
+    return (this.columns.get(PASSWORD) as StringField | undefined)?.maxLength ?? Number.POSITIVE_INFINITY;
   }
 
   async read({ record, data }: SourceRecord, format: DataFormat): Promise<ReadRecord> {
@@ -97,7 +98,7 @@ export class UserRecordReader {
     if (!isObject(data)) return unreadable(new Problem('loaddata.not_an_object', { datatype: typeName(data) }));
     let fields: Record<string, unknown>;
     let pkField: string;
-    if (hasOwn(data, 'model')) {
+    if (Object.hasOwn(data, 'model')) {
       const model = data.model;
       if (typeof model !== 'string' || model.toLowerCase() !== DJANGO_USER_MODEL) {
         return unreadable(new Problem('loaddata.unknown_model', { model: String(model) }, { field: 'model' }));
@@ -119,26 +120,12 @@ export class UserRecordReader {
 
   private async readFields(record: number, rawPk: unknown, pkField: string, fields: Record<string, unknown>): Promise<ReadRecord> {
     const problems: Problem[] = [];
-    const ignored: string[] = [];
     const fieldNames: Record<string, string> = { id: pkField };
-    const input: Record<string, unknown> = {};
-    const values: Record<string, unknown> = {};
     const pk = this.readPk(rawPk, pkField, problems);
-    for (const [name, raw] of Object.entries(fields)) {
-      const column = this.renames[name] ?? name;
-      const field = this.columns.get(column);
-      if (!field) {
-        if (!isEmptyValue(raw)) ignored.push(name);
-        continue;
-      }
-      fieldNames[column] = name;
-      if (column === PASSWORD) continue;
-      if (field.kind === 'datetime') this.readTimestamp(name, column, field, raw, values, problems);
-      else input[column] = raw;
-    }
+    const { input, values, ignored } = this.sortColumns(fields, fieldNames, problems);
     const { usernameField, emailField } = this.contract;
     // No username: the whole email address is the username (a Laravel export has none).
-    const usernameFromEmail = !hasOwn(input, usernameField) && hasOwn(input, emailField);
+    const usernameFromEmail = !Object.hasOwn(input, usernameField) && Object.hasOwn(input, emailField);
     if (usernameFromEmail) {
       input[usernameField] = input[emailField];
       fieldNames[usernameField] = fieldNames[emailField] ?? emailField;
@@ -153,14 +140,34 @@ export class UserRecordReader {
       }
     }
     for (const column of [emailField, usernameField]) {
-      if (!hasOwn(input, column)) problems.push(new Problem(FIELD_ERRORS.required, {}, { field: fieldNames[column] ?? column }));
+      if (!Object.hasOwn(input, column)) problems.push(new Problem(FIELD_ERRORS.required, {}, { field: fieldNames[column] ?? column }));
     }
     const password = this.readPassword(fields[fieldNames[PASSWORD] ?? PASSWORD], fieldNames[PASSWORD] ?? PASSWORD, problems);
     if (problems.length > 0) return { user: null, problems, ignored };
-    this.fillDisplayName(values, fields);
     const username = values[usernameField] as string;
     const email = values[emailField] as string;
-    return { user: { record, pk, username, email, values, password, fieldNames }, problems, ignored };
+    const newRowValues = this.fillDisplayName(values, fields, username);
+    return { user: { record, pk, username, email, values, newRowValues, password, fieldNames }, problems, ignored };
+  }
+
+  /** The record's fields by column: text and booleans to validate, timestamps parsed; fields with no column set aside. */
+  private sortColumns(fields: Record<string, unknown>, fieldNames: Record<string, string>, problems: Problem[]) {
+    const input: Record<string, unknown> = {};
+    const values: Record<string, unknown> = {};
+    const ignored: string[] = [];
+    for (const [name, raw] of Object.entries(fields)) {
+      const column = Object.hasOwn(this.renames, name) ? (this.renames[name] as string) : name;
+      const field = this.columns.get(column);
+      if (!field) {
+        if (!isEmptyValue(raw)) ignored.push(name);
+        continue;
+      }
+      fieldNames[column] = name;
+      if (column === PASSWORD) continue;
+      if (field.kind === 'datetime') this.readTimestamp(name, column, field, raw, values, problems);
+      else input[column] = raw;
+    }
+    return { input, values, ignored };
   }
 
   private readPk(raw: unknown, field: string, problems: Problem[]): number | null {
@@ -217,6 +224,10 @@ export class UserRecordReader {
     const stored = classifyPassword(raw);
     switch (stored.kind) {
       case 'hash':
+        // A salt of any length is valid, the column is not.
+        if (raw.length <= this.passwordLength) return { hash: raw };
+        problems.push(new Problem('loaddata.malformed_hash', { algorithm: stored.algorithm }, { field }));
+        return null;
       case 'unusable':
         return { hash: raw };
       case 'plaintext':
@@ -230,16 +241,23 @@ export class UserRecordReader {
     }
   }
 
-  /** No display name: Django's full name (first and last name), else the username. */
-  private fillDisplayName(values: Record<string, unknown>, fields: Record<string, unknown>): void {
-    const { displayField, usernameField } = this.contract;
-    if (typeof values[displayField] === 'string' && values[displayField] !== '') return;
+  /**
+   * No display name in the record: Django's full name (first and last name)
+   * when the record has one, which it then sets like any column; else the
+   * username, for a new row only, so that a reload does not overwrite a name.
+   * Returns what only a new row takes.
+   */
+  private fillDisplayName(values: Record<string, unknown>, fields: Record<string, unknown>, username: string): Record<string, unknown> {
+    const { displayField } = this.contract;
+    if (typeof values[displayField] === 'string' && values[displayField] !== '') return {};
     const fullName = [fields.first_name, fields.last_name]
       .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
       .map((part) => part.trim())
       .join(' ');
     const maxLength = (this.columns.get(displayField) as StringField | undefined)?.maxLength;
-    values[displayField] = truncate(fullName || (values[usernameField] as string), maxLength);
+    if (fullName === '') return { [displayField]: truncate(username, maxLength) };
+    values[displayField] = truncate(fullName, maxLength);
+    return {};
   }
 }
 

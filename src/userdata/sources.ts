@@ -85,6 +85,19 @@ function fileProblem(error: unknown): Problem | null {
   return code && syscall ? new Problem('loaddata.unreadable', { reason: (error as Error).message }) : null;
 }
 
+/** A line no user needs, and an unclosed quote is found without reading the rest of the file into memory. */
+const MAX_CSV_RECORD = 1_048_576;
+
+/**
+ * What csv-parse found, without its message: that quotes the cells (a
+ * password among them), and passwords are never printed.
+ */
+function csvReason(error: unknown): { reason: string; line: number | string } {
+  const { code, lines } = error as { code?: string; lines?: number };
+  const reason = (code ?? 'CSV_INVALID').replace(/^CSV_/, '').toLowerCase().replaceAll('_', ' ');
+  return { reason, line: lines ?? '?' };
+}
+
 /** Unquoted headers are matched as written apart from surrounding spaces and case. */
 function csvHeader(names: string[]): string[] {
   const header = names.map((name) => name.trim().toLowerCase());
@@ -95,14 +108,14 @@ function csvHeader(names: string[]): string[] {
 
 async function* csvRecords(file: Readable): AsyncIterable<SourceRecord> {
   let record = 0;
-  const parser = decoded(file, parseCsv({ columns: csvHeader, skip_empty_lines: true }));
+  const parser = decoded(file, parseCsv({ columns: csvHeader, skip_empty_lines: true, max_record_size: MAX_CSV_RECORD }));
   try {
     for await (const row of parser as AsyncIterable<Record<string, string>>) {
       record += 1;
       yield { record, data: row };
     }
   } catch (error) {
-    throw fileProblem(error) ?? new Problem('loaddata.invalid_csv', { reason: (error as Error).message }, { record: record + 1 });
+    throw fileProblem(error) ?? new Problem('loaddata.invalid_csv', csvReason(error), { record: record + 1 });
   }
 }
 

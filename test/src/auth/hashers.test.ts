@@ -147,7 +147,7 @@ describe('broken bcrypt hashes', () => {
   const body = good.slice('$2b$04$'.length);
 
   test.each([
-    ['a cost above 15', `$2b$16$${body}`],
+    ['a cost above 13 (seconds of CPU on every login)', `$2b$14$${body}`],
     ['a cost of 99', `$2b$99$${body}`],
     ['a cost below 4', `$2b$03$${body}`],
     ['a one-digit cost', `$2b$4$${body}`],
@@ -164,9 +164,9 @@ describe('broken bcrypt hashes', () => {
     expect(classifyPassword(`bcrypt_sha256$${encoded}`)).toEqual({ kind: 'malformed', algorithm: 'bcrypt_sha256' });
   });
 
-  test('costs from 4 to 15 are accepted as hashes', () => {
-    expect(classifyPassword(`$2b$04$${body}`)).toEqual({ kind: 'hash' });
-    expect(classifyPassword(`$2y$15$${body}`)).toEqual({ kind: 'hash' });
+  test('costs from 4 to 13 are accepted as hashes', () => {
+    expect(classifyPassword(`$2b$04$${body}`)).toEqual({ kind: 'hash', algorithm: 'bcrypt' });
+    expect(classifyPassword(`$2y$13$${body}`)).toEqual({ kind: 'hash', algorithm: 'bcrypt' });
   });
 });
 
@@ -195,18 +195,30 @@ describe('what a stored password value is', () => {
   const bcryptEncoded = bcryptHash('open sesame');
 
   test.each([
-    ['a pbkdf2_sha256 hash', 'pbkdf2_sha256$600000$aePimDMKpDJfTD6Gn3exee$BS1W8QWXX+hxF9vk2ZziykzDiBSVghUamsE2O+KnVuo='],
-    ['a pbkdf2_sha1 hash', 'pbkdf2_sha1$1000$seasalt$qcKzKjmGQBRbm8B+4FV9i9kNXSo='],
-    ['a bare PHP bcrypt hash', '$2y$10$gsnofKeCe9RuRLr4GpWrrO7Ds.WabGDgJOAGKAQ2EaWVz.LUcd0wu'],
-    ['a bare $2b$ bcrypt hash', bcryptEncoded],
-    ["a Django bcrypt$ hash", `bcrypt$${bcryptEncoded}`],
-    ["a Django bcrypt_sha256$ hash", `bcrypt_sha256$${bcryptEncoded}`],
-  ])('%s is a hash', (_case, value) => {
-    expect(classifyPassword(value)).toEqual({ kind: 'hash' });
+    ['a pbkdf2_sha256 hash', 'pbkdf2_sha256$600000$aePimDMKpDJfTD6Gn3exee$BS1W8QWXX+hxF9vk2ZziykzDiBSVghUamsE2O+KnVuo=', 'pbkdf2_sha256'],
+    ['a pbkdf2_sha1 hash', 'pbkdf2_sha1$1000$seasalt$qcKzKjmGQBRbm8B+4FV9i9kNXSo=', 'pbkdf2_sha1'],
+    ['a bare PHP bcrypt hash', '$2y$10$gsnofKeCe9RuRLr4GpWrrO7Ds.WabGDgJOAGKAQ2EaWVz.LUcd0wu', 'bcrypt'],
+    ['a bare $2b$ bcrypt hash', bcryptEncoded, 'bcrypt'],
+    ["a Django bcrypt$ hash", `bcrypt$${bcryptEncoded}`, 'bcrypt'],
+    ["a Django bcrypt_sha256$ hash", `bcrypt_sha256$${bcryptEncoded}`, 'bcrypt_sha256'],
+  ])('%s is a hash', (_case, value, algorithm) => {
+    expect(classifyPassword(value)).toEqual({ kind: 'hash', algorithm });
   });
 
-  test.each([['!xyz'], ['!'], [unusablePassword()]])("Django's unusable marker %s is an unusable password", (value) => {
+  test.each([['!'], [unusablePassword()]])("Django's unusable marker %s is an unusable password", (value) => {
     expect(classifyPassword(value)).toEqual({ kind: 'unusable' });
+  });
+
+  test.each([['!xyz'], ['!Passw0rd'], [`!${'a'.repeat(39)}`]])('%s, which only starts like the marker, is a plaintext password', (value) => {
+    expect(classifyPassword(value)).toEqual({ kind: 'plaintext' });
+  });
+
+  test.each([
+    ['a digest cut short', 'pbkdf2_sha256$600000$salt$AAAA'],
+    ['a sha1-sized digest under sha256', 'pbkdf2_sha256$1000$seasalt$qcKzKjmGQBRbm8B+4FV9i9kNXSo='],
+    ['a sha256-sized digest under sha1', 'pbkdf2_sha1$1000$salt$BS1W8QWXX+hxF9vk2ZziykzDiBSVghUamsE2O+KnVuo='],
+  ])('a pbkdf2 hash with %s is malformed', (_case, value) => {
+    expect(classifyPassword(value)).toMatchObject({ kind: 'malformed' });
   });
 
   test.each([

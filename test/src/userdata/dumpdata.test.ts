@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { DJANGO_USERS, LARAVEL_USERS, PASSWORDS, useDataWorkspace } from '../../helpers/userdata.js';
@@ -24,6 +24,7 @@ describe('dumpdata: users as a Django fixture', () => {
     const output = data.file('dump.json', '');
     const dumped = await data.manage(['dumpdata', '--output', output]);
     expect(dumped).toMatchObject({ status: 0, stdout: `Wrote 6 user(s) to ${output}.\n` });
+    expect(statSync(output).mode & 0o777).toBe(0o600);
     const source = await data.users();
 
     const fresh = await data.another();

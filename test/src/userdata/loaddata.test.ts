@@ -112,6 +112,29 @@ describe('loaddata: users brought over from Django and Laravel', () => {
     });
   });
 
+  test('a reload without names keeps the display name a row has', async () => {
+    await data.manage(['loaddata', data.file('named.json', JSON.stringify([{ id: 1, email: 'yamada@example.jp', name: '山田 太郎' }]))]);
+    await data.manage(['loaddata', data.file('staff.csv', 'username,email,is_staff\nyamada@example.jp,yamada@example.jp,true\n')]);
+    expect((await data.users())[0]).toMatchObject({ name: '山田 太郎', is_staff: expect.anything() });
+    expect(Boolean((await data.users())[0]?.is_staff)).toBe(true);
+  });
+
+  test('records with and without ids mix in one load, and new ids come after the given ones', async () => {
+    const file = data.file('mixed.json', JSON.stringify([{ id: 1, email: 'a@example.jp' }, { email: 'b@example.jp' }, { id: 2, email: 'c@example.jp' }]));
+    expect((await data.manage(['loaddata', file])).stdout).toContain('3 created');
+    expect((await data.users()).map((user) => [user.id, user.email])).toEqual([
+      [1, 'a@example.jp'],
+      [2, 'c@example.jp'],
+      [3, 'b@example.jp'],
+    ]);
+  });
+
+  test("a password that only starts like Django's unusable marker is a password", async () => {
+    await data.manage(['loaddata', data.file('bang.csv', 'username,email,password\nbang,bang@example.jp,!Passw0rd\n')]);
+    expect((await data.users())[0]?.password).toMatch(/^pbkdf2_sha256\$/);
+    expect(await data.withServices((services) => services.accounts.authenticate('bang', '!Passw0rd'))).not.toBeNull();
+  });
+
   test('fields this service has no column for are left out with a warning', async () => {
     const file = data.file('extra.json', JSON.stringify([{ email: 'x@example.jp', two_factor_secret: 'abc', current_team_id: null }]));
     const run = await data.manage(['loaddata', file]);
