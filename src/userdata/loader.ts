@@ -341,6 +341,16 @@ export class UserLoader {
 }
 
 /**
+ * PostgreSQL plans each look-up from the statistics of the table as it was
+ * before the load (empty, perhaps), and then scans the whole growing table for
+ * every batch. The look-ups all go by a unique index: say so, for this
+ * transaction only.
+ */
+async function preferIndexes(sequelize: Sequelize, transaction: Transaction): Promise<void> {
+  if (sequelize.getDialect() === 'postgres') await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+}
+
+/**
  * Loads every file in one transaction: all of them, or (when any has a
  * problem) nothing. Throws a ProblemList naming each file, record and field.
  */
@@ -362,6 +372,7 @@ export async function loadUserFiles(
   }
   if (unopened.length > 0) throw new ProblemList(unopened);
   const load = async (transaction: Transaction): Promise<FileReport[]> => {
+    await preferIndexes(registry.sequelize, transaction);
     const loader = new UserLoader(registry.users(), hasher, transaction, options);
     const reports: FileReport[] = [];
     for (const source of sources) reports.push(await loader.loadFile(source));
