@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { loadUserFiles, type LoadProgress } from '../../../src/userdata/loader.js';
 import { describe, expect, jest, test } from '@jest/globals';
 import { DJANGO_USERS, LARAVEL_USERS, PASSWORDS, useDataWorkspace } from '../../helpers/userdata.js';
 
@@ -160,6 +161,18 @@ describe('loaddata: users brought over from Django and Laravel', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`${bad}, record 1101, field "username": "user5" is also in ${bad}, record 6.`);
     expect(await data.users()).toEqual(before);
+  });
+
+  test('a large file reports its progress by bytes read, for the progress bar', async () => {
+    const rows = Array.from({ length: 1100 }, (_, index) => `user${index},user${index}@example.jp,!`);
+    const file = data.file('progress.csv', `username,email,password\n${rows.join('\n')}\n`);
+    const seen: LoadProgress[] = [];
+    await data.withServices((services) =>
+      loadUserFiles(services.registry, services.accounts.hasher, [file], { onProgress: (progress) => seen.push(progress) }),
+    );
+    expect(seen.map((progress) => progress.records)).toEqual([500, 1000, 1100]);
+    expect(seen.every((progress) => progress.file === file && progress.bytesTotal === statSync(file).size)).toBe(true);
+    expect(seen.at(-1)?.bytesRead).toBe(statSync(file).size);
   });
 
   test('messages are Japanese under a Japanese locale', async () => {
