@@ -6,7 +6,8 @@ import { cliLanguage } from './cli/io.js';
 import { ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { translator } from './i18n.js';
 import { seedEmptyDevelopmentDatabase, type SeedOutcome } from './db/seeder.js';
-import { seedLines } from './cli/seeding.js';
+import { CommandFailed } from './cli/accounts.js';
+import { seedFailure, seedLines } from './cli/seeding.js';
 import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
@@ -42,7 +43,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 async function main(): Promise<void> {
-  const t = translator(cliLanguage(process.env), ['cli']);
+  const t = translator(cliLanguage(process.env), ['cli', 'common']);
   let config: Config;
   try {
     loadDotEnv();
@@ -56,6 +57,11 @@ async function main(): Promise<void> {
   try {
     running = await startServer(config);
   } catch (error) {
+    const seeding = seedFailure(t, error);
+    if (seeding instanceof CommandFailed) {
+      process.stderr.write(`${seeding.lines.join('\n')}\n`);
+      process.exit(1);
+    }
     const { code, message } = error as NodeJS.ErrnoException;
     const key = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' ? 'error.listen' : 'error.database';
     process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message })}\n`);
