@@ -2,26 +2,44 @@ import express, { type Express } from 'express';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
 import { siteRouter } from './router.js';
+import { browserPassport, sessionMiddleware } from './auth/sessions.js';
+import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 
 /** The HTTP application: every site over the same resources and database. */
 export function createApp(services: Services): Express {
-  const { config, accounts, registry, tokens, logger } = services;
+  const { config, accounts, registry, tokens, logger, sessions } = services;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // `/API/…` is not `/api/…`: mount points match case-sensitively, as the routes do.
   app.set('case sensitive routing', true);
+  app.set('trust proxy', config.trustProxy);
+  const passport = browserPassport(accounts);
+  // The browser session on every site, loaded only for requests that bring its cookie.
+  const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
 
   if (tokens) {
     const token = tokenSite(config, tokens);
-    const services = { registry, accounts, tokens, bodyLimit: config.bodyLimit };
-    app.use(token.mountPath, siteRouter(token, tokenRoutes(token, services), logger));
+    const services = { config, registry, accounts, tokens, bodyLimit: config.bodyLimit };
+    app.use(token.mountPath, ...browser, siteRouter(token, tokenRoutes(token, services), logger));
     // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
-    app.use('/sanctum', siteRouter(token, [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint() }], logger));
+    app.use('/sanctum', ...browser, siteRouter(token, [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }], logger));
   }
   const paginated = paginatedSite(config, accounts);
+  const [firstList] = registry.exposedOn(paginated.name);
+  app.use(
+    '/api-auth',
+    ...browser,
+    browserLoginRouter({
+      accounts,
+      bodyLimit: config.bodyLimit,
+      sessionCookieAge: config.sessionCookieAge,
+      defaultNext: firstList ? `/${firstList.exposure.path}/` : '/',
+      logger,
+    }),
+  );
   // The root site answers last: its 404 covers every path no other site claims.
-  app.use(paginated.mountPath, siteRouter(paginated, paginatedRoutes(paginated, registry, config.bodyLimit), logger));
+  app.use(paginated.mountPath, ...browser, siteRouter(paginated, paginatedRoutes(paginated, registry, config.bodyLimit), logger));
   return app;
 }

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { Accounts, AuthUser } from './auth/accounts.js';
 import type { AccessToken, AccessTokens } from './auth/tokens.js';
 import type { RequestContext } from './context.js';
+import { enforceCsrf } from './auth/csrf.js';
 import { ApiError } from './errors.js';
 
 /** Who a request is, and the token it proved it with (DRF's request.user and request.auth). */
@@ -81,6 +82,21 @@ export class BearerAuthentication implements Authenticator {
     const { scheme, values } = authorization(req);
     if (scheme !== 'bearer' || values.length !== 1) return null;
     return this.tokens.authenticate(values[0] ?? '');
+  }
+}
+
+/**
+ * The browser session of `/api-auth/login/` (passport put the account in
+ * req.user). Unsafe methods must carry the session's CSRF token; Basic and
+ * bearer requests never need one.
+ */
+export class SessionAuthentication implements Authenticator {
+  constructor(private readonly bodyLimit: number) {}
+
+  async authenticate(req: Request): Promise<Authenticated | null> {
+    if (!req.user) return null;
+    await enforceCsrf(req, this.bodyLimit);
+    return { user: req.user };
   }
 }
 

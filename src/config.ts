@@ -12,7 +12,12 @@ export interface Config {
   databaseUrl: string;
   port: number;
   host: string;
+  /** Signs session cookies; the server requires it in production (without it sessions last as long as the process). */
   secretKey: string | undefined;
+  /** Seconds a browser session lives (Django's SESSION_COOKIE_AGE). */
+  sessionCookieAge: number;
+  /** Express's `trust proxy`: false, true, a hop count or addresses; then X-Forwarded-Proto makes cookies Secure. */
+  trustProxy: boolean | number | string;
   debug: boolean;
   /** Minutes a token lives after its `created_at`; null: tokens never expire. */
   tokenExpirationMinutes: number | null;
@@ -79,15 +84,27 @@ function timeZone(env: Env): string {
   return raw;
 }
 
+/** TRUST_PROXY as Express takes it: a boolean, a number of hops, or a list of addresses and subnets. */
+function trustProxy(env: Env): boolean | number | string {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === undefined) return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (/^(1|0|true|false|yes|no|on|off)$/i.test(raw)) return flag(env, 'TRUST_PROXY');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const expiration = text(env, 'TOKEN_EXPIRATION_MINUTES');
+  const environment = text(env, 'NODE_ENV') ?? 'development';
   return {
-    environment: text(env, 'NODE_ENV') ?? 'development',
+    environment,
     demoData: text(env, 'DEMO_DATA') === undefined ? true : flag(env, 'DEMO_DATA'),
     databaseUrl: text(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL,
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     secretKey: text(env, 'SECRET_KEY'),
+    sessionCookieAge: integer(env, 'SESSION_COOKIE_AGE', 1_209_600, 60, 315_360_000),
+    trustProxy: trustProxy(env),
     debug: flag(env, 'DEBUG'),
     tokenExpirationMinutes:
       expiration === undefined ? null : integer(env, 'TOKEN_EXPIRATION_MINUTES', 0, 1, 10_000_000),
@@ -99,6 +116,13 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
   };
+}
+
+/** What the server needs beyond what every command does: a fixed SECRET_KEY in production. */
+export function checkServerConfig(config: Config): void {
+  if (config.environment === 'production' && !config.secretKey) {
+    throw new ConfigError('SECRET_KEY', '', 'a long random string (required when NODE_ENV=production)');
+  }
 }
 
 /** Reads `.env` at the project root into process.env, without overriding what is already set. */

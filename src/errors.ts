@@ -13,6 +13,7 @@ export const ERRORS = {
   basic_header_encoding: { status: 401, key: 'errors.basic_header_encoding' },
   login_failed: { status: 404, key: 'errors.login_failed' },
   permission_denied: { status: 403, key: 'errors.permission_denied' },
+  csrf_failed: { status: 403, key: 'errors.csrf_failed' },
   not_found: { status: 404, key: 'errors.not_found' },
   record_not_found: { status: 404, key: 'errors.record_not_found' },
   invalid_page: { status: 404, key: 'errors.invalid_page' },

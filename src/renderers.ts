@@ -29,6 +29,11 @@ export const jsonRenderer: Renderer = {
 
 const eta = new Eta({ views: templatesDir, autoEscape: true, cache: true });
 
+/** A page of `templates/` (auto-escaped), for handlers that answer with HTML of their own. */
+export function renderPage(template: string, data: Record<string, unknown>): string {
+  return eta.render(template, data);
+}
+
 /** The status line's text in the request's language, or Node's English one. */
 function statusText(ctx: RequestContext, status: number): string {
   return ctx.t(`page.status.${status}`, { defaultValue: STATUS_CODES[status] ?? String(status) });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './app.js';
 import { cliLanguage } from './cli/io.js';
-import { ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
+import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { translator } from './i18n.js';
 import { seedEmptyDevelopmentDatabase, type SeedOutcome } from './db/seeder.js';
 import { CommandFailed } from './cli/accounts.js';
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   try {
     loadDotEnv();
     config = loadConfig();
+    checkServerConfig(config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${describeConfigError(t, error)}\n`);

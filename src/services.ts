@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { Accounts } from './auth/accounts.js';
 import { PasswordHasher } from './auth/hashers.js';
 import { AccessTokens } from './auth/tokens.js';
+import { createSessionStore, type SessionStore } from './auth/sessions.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrator.js';
@@ -18,6 +19,8 @@ export interface Services {
   accounts: Accounts;
   /** API tokens; null when no resource declares the token model. */
   tokens: AccessTokens | null;
+  /** Where browser sessions live (the `sessions` table). */
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -44,7 +47,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     const tokens = tokenModel
       ? new AccessTokens(tokenModel, accounts, { expirationMinutes: config.tokenExpirationMinutes })
       : null;
-    return { config, logger, sequelize, registry, accounts, tokens, close: () => sequelize.close() };
+    const sessions = createSessionStore(sequelize, config.sessionCookieAge);
+    const close = async (): Promise<void> => {
+      sessions.close();
+      await sequelize.close();
+    };
+    return { config, logger, sequelize, registry, accounts, tokens, sessions, close };
   } catch (error) {
     await sequelize.close();
     throw error;

@@ -83,6 +83,12 @@ export class Accounts {
     return model.findOne({ where: { [this.contract.usernameField]: username } });
   }
 
+  /** The active account with this id, as the rest of the framework sees it; null if gone or deactivated. */
+  async findActiveById(id: number): Promise<AuthUser | null> {
+    const row = Number.isSafeInteger(id) ? await this.users.model.findByPk(id) : null;
+    return row && row.get('is_active') ? this.toAuthUser(row) : null;
+  }
+
   /** The account with this email address, whatever its letter case (the unique index is on lower(email)). */
   async findByEmail(email: string, { withHidden = false } = {}): Promise<Row | null> {
     if (unstorable(email)) return null;

@@ -1,5 +1,5 @@
 import type { Accounts } from '../auth/accounts.js';
-import { BasicAuthentication } from '../authentication.js';
+import { BasicAuthentication, SessionAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
 import { requestUrl, type RequestContext } from '../context.js';
 import { fieldErrorMessages, ValidationError, type ApiError } from '../errors.js';
@@ -23,12 +23,14 @@ function validationBody(ctx: RequestContext, error: ValidationError): Record<str
  */
 export function paginatedSite(config: Config, accounts: Accounts): Site {
   const basic = new BasicAuthentication(accounts, 'api');
+  // Django REST Framework's default order: the browser session first, so that a stale Basic header is never tried.
+  const session = new SessionAuthentication(config.bodyLimit);
   return {
     name: PAGINATED_SITE,
     mountPath: '/',
     namespaces: ['paginated', 'common'],
     defaultLanguage: 'ja',
-    authenticators: [basic],
+    authenticators: [session, basic],
     renderers: [jsonRenderer, htmlRenderer],
     pageSizes: { pageSize: 2, maxPageSize: 5 },
     vary: 'Accept, Accept-Language, Cookie',

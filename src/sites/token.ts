@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import type { Accounts } from '../auth/accounts.js';
 import type { AccessTokens } from '../auth/tokens.js';
-import { BearerAuthentication } from '../authentication.js';
+import { BearerAuthentication, SessionAuthentication } from '../authentication.js';
+import { csrfToken } from '../auth/csrf.js';
 import type { Config } from '../config.js';
 import { queryValue, type RequestContext } from '../context.js';
 import { ApiError, fieldErrorMessages, ValidationError } from '../errors.js';
@@ -23,7 +23,6 @@ const DEFAULT_WRAP = 'data';
 const JSON_MEDIA_TYPE = /[/+]json$/i;
 const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const XSRF_COOKIE = 'XSRF-TOKEN';
-const XSRF_COOKIE_MAX_AGE_MS = 2 * 60 * 60 * 1000;
 /** Longer than any email address can be (RFC 5321); longer input is not looked up. */
 const MAX_EMAIL_LENGTH = 254;
 
@@ -73,12 +72,14 @@ function validationBody(ctx: RequestContext, error: ValidationError): Record<str
  */
 export function tokenSite(config: Config, tokens: AccessTokens): Site {
   const bearer = new BearerAuthentication(tokens);
+  // Sanctum's order: the first-party browser session, then a token.
+  const session = new SessionAuthentication(config.bodyLimit);
   return {
     name: TOKEN_SITE,
     mountPath: '/api',
     namespaces: ['token', 'common'],
     defaultLanguage: 'en',
-    authenticators: [bearer],
+    authenticators: [session, bearer],
     renderers: [jsonRenderer],
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
     formatTimestamp: utcTimestamp,
@@ -108,6 +109,7 @@ export function tokenSite(config: Config, tokens: AccessTokens): Site {
 }
 
 export interface TokenRouteServices {
+  config: Config;
   registry: ResourceRegistry;
   accounts: Accounts;
   tokens: AccessTokens;
@@ -181,10 +183,11 @@ function logoutEndpoint(tokens: AccessTokens): Endpoint {
 }
 
 /**
- * `GET`/`HEAD /sanctum/csrf-cookie`: 204 and an `XSRF-TOKEN` cookie that
- * scripts can read, for first-party clients to echo in `X-XSRF-TOKEN`.
+ * `GET`/`HEAD /sanctum/csrf-cookie`: 204, a session, and its CSRF token in an
+ * `XSRF-TOKEN` cookie that scripts can read, for first-party clients to echo
+ * in `X-XSRF-TOKEN` on the requests their session cookie authenticates.
  */
-export function csrfCookieEndpoint(): Endpoint {
+export function csrfCookieEndpoint(config: Config): Endpoint {
   return {
     name: (ctx) => ctx.t('views.csrf_cookie'),
     permissions: [],
@@ -192,12 +195,7 @@ export function csrfCookieEndpoint(): Endpoint {
       GET: {
         action: 'retrieve',
         run: async (ctx) => {
-          ctx.res.cookie(XSRF_COOKIE, randomBytes(32).toString('base64url'), {
-            path: '/',
-            sameSite: 'lax',
-            secure: ctx.req.secure,
-            maxAge: XSRF_COOKIE_MAX_AGE_MS,
-          });
+          setXsrfCookie(ctx.req, ctx.res, config.sessionCookieAge);
           return { status: 204 };
         },
       },
@@ -205,11 +203,16 @@ export function csrfCookieEndpoint(): Endpoint {
   };
 }
 
+/** The XSRF-TOKEN cookie with the session's token (made now if the session has none). */
+export function setXsrfCookie(req: Request, res: Response, maxAgeSeconds: number): void {
+  res.cookie(XSRF_COOKIE, csrfToken(req), { path: '/', sameSite: 'lax', secure: req.secure, maxAge: maxAgeSeconds * 1000 });
+}
+
 export function tokenRoutes(site: Site, services: TokenRouteServices): Route[] {
   return [
     { path: '/login', endpoint: loginEndpoint(site, services) },
     { path: '/logout', endpoint: logoutEndpoint(services.tokens) },
-    { path: '/sanctum/csrf-cookie', endpoint: csrfCookieEndpoint() },
+    { path: '/sanctum/csrf-cookie', endpoint: csrfCookieEndpoint(services.config) },
     ...resourceRoutes(site, services.registry, services.bodyLimit),
   ];
 }

@@ -76,7 +76,7 @@ describe('migrations', () => {
     expect(await sequelize.getQueryInterface().showAllTables()).toEqual(['schema_migrations']);
     await migrator.up();
     expect((await sequelize.getQueryInterface().showAllTables()).sort()).toEqual(
-      ['comments', 'personal_access_tokens', 'schema_migrations', 'users'],
+      ['comments', 'personal_access_tokens', 'schema_migrations', 'sessions', 'users'],
     );
   });
 });

@@ -182,9 +182,12 @@ describe('the CSRF cookie route', () => {
       const res = await t.http.get(path);
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
-      const [cookie] = res.headers['set-cookie'] as unknown as string[];
-      expect(cookie).toMatch(/^XSRF-TOKEN=[A-Za-z0-9_-]{40,}; Max-Age=7200; Path=\/; Expires=.+; SameSite=Lax$/);
+      const cookies = res.headers['set-cookie'] as unknown as string[];
+      const cookie = cookies.find((value) => value.startsWith('XSRF-TOKEN='));
+      // The session's token, readable by scripts, as long-lived as the session it belongs to.
+      expect(cookie).toMatch(/^XSRF-TOKEN=[0-9a-f]{64}; Max-Age=1209600; Path=\/; Expires=.+; SameSite=Lax$/);
       expect(cookie).not.toContain('HttpOnly');
+      expect(cookies.find((value) => value.startsWith('sessionid='))).toMatch(/; HttpOnly; SameSite=Lax$/);
     },
   );
 

@@ -1,0 +1,145 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Accounts } from '../auth/accounts.js';
+import { csrfToken, enforceCsrf, rotateCsrfToken } from '../auth/csrf.js';
+import { SESSION_COOKIE } from '../auth/sessions.js';
+import { ApiError } from '../errors.js';
+import { chooseLanguage, translator, type Translate } from '../i18n.js';
+import type { Logger } from '../logger.js';
+import { requestData } from '../parsers.js';
+import { renderPage } from '../renderers.js';
+import { setXsrfCookie } from './token.js';
+
+export interface BrowserLoginOptions {
+  accounts: Accounts;
+  bodyLimit: number;
+  sessionCookieAge: number;
+  /** Where a login without `next` lands: the first page of the paginated site. */
+  defaultNext: string;
+  logger: Logger;
+}
+
+const ORIGIN = 'http://same-site.invalid';
+
+/**
+ * `next` only when it stays on this site: a path, not `//host`, `/\host`, a
+ * scheme or control characters (Django's url_has_allowed_host_and_scheme).
+ */
+export function safeNext(next: unknown, fallback: string): string {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
+  if (/[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
+  try {
+    const url = new URL(next, ORIGIN);
+    return url.origin === ORIGIN ? `${url.pathname}${url.search}${url.hash}` : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function text(data: Record<string, unknown>, name: string): string {
+  const value = Object.hasOwn(data, name) ? data[name] : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
+function pageTranslator(req: Request): { t: Translate; language: 'ja' | 'en' } {
+  const language = chooseLanguage(req.headers['accept-language'], 'ja');
+  return { t: translator(language, ['paginated', 'common']), language };
+}
+
+function sendPage(req: Request, res: Response, status: number, template: string, data: Record<string, unknown>): void {
+  const { t, language } = pageTranslator(req);
+  res.status(status);
+  res.setHeader('Vary', 'Accept-Language, Cookie');
+  res.setHeader('Cache-Control', 'no-store');
+  res.type('html').send(renderPage(template, { t, language, user: req.user ?? null, ...data }));
+}
+
+function sendError(req: Request, res: Response, error: ApiError): void {
+  const { t } = pageTranslator(req);
+  sendPage(req, res, error.status, 'error', {
+    status: error.status,
+    statusText: t(`page.status.${error.status}`),
+    message: t(error.messageKey, error.params),
+    trace: [],
+  });
+}
+
+/** The login form, again with the message after a failure. */
+function loginPage(req: Request, res: Response, status: number, fields: { next: string; username?: string; failed?: boolean }): void {
+  sendPage(req, res, status, 'login', {
+    action: req.baseUrl + '/login/',
+    csrfToken: csrfToken(req),
+    next: fields.next,
+    username: fields.username ?? '',
+    failed: fields.failed ?? false,
+  });
+}
+
+/**
+ * `/api-auth/login/` and `/api-auth/logout/`, Django REST Framework's browser
+ * login: a form with a CSRF token; username or email and password checked by
+ * the account store (one password hashing whatever the outcome); the session
+ * id changes at login and the session ends at logout.
+ */
+export function browserLoginRouter(options: BrowserLoginOptions): Router {
+  const { accounts, bodyLimit, defaultNext } = options;
+  const router = express.Router({ caseSensitive: true, strict: false });
+
+  router.get('/login', (req, res) => loginPage(req, res, 200, { next: safeNext(req.query.next, defaultNext) }));
+
+  router.post('/login', async (req, res, next: NextFunction) => {
+    try {
+      await enforceCsrf(req, bodyLimit);
+      const data = (await requestData(req, bodyLimit)) as Record<string, unknown>;
+      const target = safeNext(text(data, 'next') || req.query.next, defaultNext);
+      const username = text(data, 'username').trim();
+      const row = (await accounts.findByUsername(username, { withHidden: true })) ?? (await accounts.findByEmail(username, { withHidden: true }));
+      if (!(await accounts.verify(row, text(data, 'password'))) || !row) {
+        loginPage(req, res, 200, { next: target, username, failed: true });
+        return;
+      }
+      await accounts.recordLogin(row);
+      // passport 0.7 regenerates the session: the id a visitor had before is worthless after.
+      req.logIn(accounts.toAuthUser(row), (error?: unknown) => {
+        if (error) return next(error);
+        rotateCsrfToken(req);
+        setXsrfCookie(req, res, options.sessionCookieAge);
+        res.redirect(302, target);
+      });
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.get('/logout', (req, res) =>
+    sendPage(req, res, 200, 'logout', {
+      action: req.baseUrl + '/logout/',
+      csrfToken: csrfToken(req),
+      next: safeNext(req.query.next, req.baseUrl + '/login/'),
+    }),
+  );
+
+  router.post('/logout', async (req, res, next: NextFunction) => {
+    try {
+      if (req.user) await enforceCsrf(req, bodyLimit);
+      const data = (await requestData(req, bodyLimit).catch(() => ({}))) as Record<string, unknown>;
+      const target = safeNext(text(data, 'next') || req.query.next, req.baseUrl + '/login/');
+      req.logout((error?: unknown) => {
+        if (error) return next(error);
+        req.session.destroy((destroyError?: unknown) => {
+          if (destroyError) return next(destroyError);
+          res.clearCookie(SESSION_COOKIE, { path: '/' });
+          res.redirect(302, target);
+        });
+      });
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = error instanceof ApiError ? error : new ApiError('server_error', {}, {}, { cause: error });
+    if (apiError.status >= 500) options.logger.error({ err: error, path: req.path }, 'browser login failed');
+    sendError(req, res, apiError);
+  });
+  return router;
+}

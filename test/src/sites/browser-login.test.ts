@@ -1,0 +1,220 @@
+import { describe, expect, test } from '@jest/globals';
+import request from 'supertest';
+import type { Response } from 'supertest';
+import { createTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
+
+type Agent = ReturnType<typeof request.agent>;
+
+/** A cookie's value among a response's Set-Cookie headers. */
+function cookie(res: Response, name: string): string | undefined {
+  const headers = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  const found = headers.find((header) => header.startsWith(`${name}=`));
+  return found ? decodeURIComponent(found.slice(name.length + 1).split(';')[0] ?? '') : undefined;
+}
+
+function setCookieHeader(res: Response, name: string): string | undefined {
+  const headers = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  return headers.find((header) => header.startsWith(`${name}=`));
+}
+
+/** The CSRF token a page's form carries. */
+function formToken(html: string): string {
+  const match = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html);
+  if (!match?.[1]) throw new Error(`no CSRF token in ${html.slice(0, 200)}`);
+  return match[1];
+}
+
+/** Logs in through the form as a browser does; returns the agent (its cookies) and the response. */
+async function logIn(t: Pick<TestApp, 'app'>, username: string, password: string, next?: string) {
+  const agent = request.agent(t.app);
+  const page = await agent.get('/api-auth/login/').set('Accept-Language', 'en');
+  const form: Record<string, string> = { csrfmiddlewaretoken: formToken(page.text), username, password };
+  if (next !== undefined) form.next = next;
+  const res = await agent.post('/api-auth/login/').type('form').set('Accept-Language', 'en').send(form);
+  return { agent, page, res };
+}
+
+/** The CSRF token of the agent's session, from a page that shows a form. */
+async function sessionToken(agent: Agent): Promise<string> {
+  return formToken((await agent.get('/api-auth/logout/')).text);
+}
+
+describe('the browser login at /api-auth/', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice', { email: 'alice@example.com' });
+    await app.createUser('bob');
+  });
+
+  test('the login page is a form with a CSRF token, and starts an HttpOnly, SameSite=Lax session', async () => {
+    const res = await t.http.get('/api-auth/login/').set('Accept-Language', 'en');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('<form method="post" action="/api-auth/login/"');
+    expect(formToken(res.text)).toMatch(/^[0-9a-f]{64}$/);
+    expect(setCookieHeader(res, 'sessionid')).toMatch(/; Path=\/; Expires=.+; HttpOnly; SameSite=Lax$/);
+  });
+
+  test('the form is in Japanese unless the browser prefers English', async () => {
+    const res = await t.http.get('/api-auth/login/');
+    expect(res.text).toContain('ユーザー名またはメールアドレス');
+  });
+
+  test('a correct username and password lead to next, and the session authenticates both sites', async () => {
+    const { agent, res } = await logIn(t, 'alice', 'alice-password', '/comments/?page=1');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/comments/?page=1');
+    expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(200);
+    const me = await agent.get('/api/user').set('Accept', 'application/json');
+    expect(me.status).toBe(200);
+    expect(me.body.user).toMatchObject({ name: 'alice', email: 'alice@example.com' });
+  });
+
+  test('the email address logs in as well, and without next the comment list is the landing page', async () => {
+    const { res } = await logIn(t, 'ALICE@example.com', 'alice-password');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/comments/');
+  });
+
+  test('a wrong password shows the form again with the message and the username, and no session', async () => {
+    const { agent, res } = await logIn(t, 'alice', 'wrong');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('Please enter a correct username and password.');
+    expect(res.text).toContain('value="alice"');
+    expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(401);
+  });
+
+  test('an unknown user gets the same answer as a wrong password', async () => {
+    const unknown = await logIn(t, 'nobody', 'whatever');
+    const wrong = await logIn(t, 'alice', 'whatever');
+    expect(unknown.res.status).toBe(wrong.res.status);
+    expect(unknown.res.text.replace('nobody', 'alice').replace(/value="[0-9a-f]{64}"/, '')).toBe(
+      wrong.res.text.replace(/value="[0-9a-f]{64}"/, ''),
+    );
+  });
+
+  test('the session id changes at login', async () => {
+    const { page, res } = await logIn(t, 'alice', 'alice-password');
+    const before = cookie(page, 'sessionid');
+    const after = cookie(res, 'sessionid');
+    expect(before).toBeDefined();
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    // The session of before the login is worth nothing.
+    const stale = await request(t.app).get('/comments/').set('Cookie', `sessionid=${encodeURIComponent(before ?? '')}`).set('Accept', 'application/json');
+    expect(stale.status).toBe(401);
+  });
+
+  test('the login form refuses a POST without its CSRF token', async () => {
+    const res = await t.http.post('/api-auth/login/').type('form').set('Accept-Language', 'en').send({ username: 'alice', password: 'alice-password' });
+    expect(res.status).toBe(403);
+    expect(res.text).toContain('CSRF Failed: CSRF token missing or incorrect.');
+    expect(cookie(res, 'sessionid')).toBeUndefined();
+  });
+
+  test('logout asks first on GET, and POST ends the session: its cookie no longer authenticates', async () => {
+    const { agent, res } = await logIn(t, 'alice', 'alice-password');
+    const session = cookie(res, 'sessionid') ?? '';
+    const confirm = await agent.get('/api-auth/logout/').set('Accept-Language', 'en');
+    expect(confirm.text).toContain('Log out of the comment service?');
+    expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(200);
+    const out = await agent.post('/api-auth/logout/').type('form').send({ csrfmiddlewaretoken: formToken(confirm.text) });
+    expect(out.status).toBe(302);
+    expect(out.headers.location).toBe('/api-auth/login/');
+    const replayed = await request(t.app).get('/comments/').set('Cookie', `sessionid=${encodeURIComponent(session)}`).set('Accept', 'application/json');
+    expect(replayed.status).toBe(401);
+  });
+
+  test.each([
+    ['another host', '//evil.example/'],
+    ['an absolute URL', 'https://evil.example/comments/'],
+    ['a backslash host', '/\\evil.example'],
+    ['a leading backslash', '\\\\evil.example'],
+    ['a script URL', 'javascript:alert(1)'],
+    ['a header injection', '/comments/\r\nSet-Cookie: x=y'],
+    ['a relative path', 'comments/'],
+  ])('next naming %s is ignored for the landing page', async (_case, next) => {
+    const { res } = await logIn(t, 'bob', 'bob-password', next);
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/comments/');
+  });
+
+  test('a deactivated account is logged out at its next request', async () => {
+    const carol = await t.createUser('carol');
+    const { agent } = await logIn(t, 'carol', 'carol-password');
+    expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(200);
+    await t.services.registry.users().model.update({ is_active: false }, { where: { id: carol.id } });
+    expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(401);
+  });
+});
+
+describe('CSRF protection of session requests', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+  });
+  const count = () => t.services.registry.get('Comment').model.count();
+
+  test('an unsafe request on a session without the token is 403 and writes nothing, on both sites', async () => {
+    const { agent } = await logIn(t, 'alice', 'alice-password');
+    const before = await count();
+    const paginated = await agent.post('/comments/').type('form').set('Accept', 'application/json').send({ title: 't', body: 'b' });
+    expect(paginated.status).toBe(403);
+    expect(paginated.body).toEqual({ detail: 'CSRF検証に失敗しました: CSRFトークンがないか、正しくありません。' });
+    const token = await agent.post('/api/comments').set('Accept', 'application/json').send({ title: 't', body: 'b' });
+    expect(token.status).toBe(403);
+    expect(token.body).toEqual({ message: 'CSRF token mismatch.' });
+    const wrong = await agent.post('/comments/').set('X-CSRFToken', 'f'.repeat(64)).set('Accept', 'application/json').send({ title: 't', body: 'b' });
+    expect(wrong.status).toBe(403);
+    expect(await count()).toBe(before);
+  });
+
+  test('the token in the form field, X-CSRFToken or X-XSRF-TOKEN lets the write through', async () => {
+    const { agent } = await logIn(t, 'alice', 'alice-password');
+    const token = await sessionToken(agent);
+    const form = await agent.post('/comments/').type('form').set('Accept', 'application/json').send({ title: 'form', body: 'b', csrfmiddlewaretoken: token });
+    expect(form.status).toBe(201);
+    const header = await agent.patch(`/comments/${form.body.id}/`).set('X-CSRFToken', token).set('Accept', 'application/json').send({ title: 'header' });
+    expect(header.status).toBe(200);
+    const laravel = await agent.delete(`/api/comments/${form.body.id}`).set('X-XSRF-TOKEN', token).set('Accept', 'application/json');
+    expect(laravel.status).toBe(200);
+  });
+
+  test('Basic and bearer requests need no CSRF token', async () => {
+    const basic = await t.http.post('/comments/').auth('alice', 'alice-password').set('Accept', 'application/json').send({ title: 'basic', body: 'b' });
+    expect(basic.status).toBe(201);
+    const login = await t.http.post('/api/login').send({ email: 'alice@example.com', password: 'alice-password' });
+    const bearer = await t.http.post('/api/comments').set('Authorization', `Bearer ${login.body.token}`).set('Accept', 'application/json').send({ title: 'bearer', body: 'b' });
+    expect(bearer.status).toBe(201);
+  });
+
+  test("the token API's first-party flow: csrf-cookie, log in, then writes with the session cookie and X-XSRF-TOKEN", async () => {
+    const agent = request.agent(t.app);
+    const first = await agent.get('/api/sanctum/csrf-cookie');
+    expect(first.status).toBe(204);
+    const xsrf = cookie(first, 'XSRF-TOKEN') ?? '';
+    const login = await agent.post('/api-auth/login/').set('X-XSRF-TOKEN', xsrf).send({ username: 'alice', password: 'alice-password' });
+    expect(login.status).toBe(302);
+    // A new session gets a new token, in the cookie a script reads it from.
+    const rotated = cookie(login, 'XSRF-TOKEN') ?? '';
+    expect(rotated).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated).not.toBe(xsrf);
+    const stale = await agent.post('/api/comments').set('X-XSRF-TOKEN', xsrf).set('Accept', 'application/json').send({ title: 'x', body: 'y' });
+    expect(stale.status).toBe(403);
+    const created = await agent.post('/api/comments').set('X-XSRF-TOKEN', rotated).set('Accept', 'application/json').send({ title: 'spa', body: 'y' });
+    expect(created.status).toBe(201);
+    expect(created.body.comment).toMatchObject({ title: 'spa' });
+  });
+});
+
+describe('session cookies behind a proxy', () => {
+  test('with TRUST_PROXY, a request forwarded as HTTPS gets Secure cookies; without it, no Secure', async () => {
+    for (const [trust, secure] of [['1', true], ['', false]] as const) {
+      const app = await createTestApp(trust ? { TRUST_PROXY: trust } : {});
+      try {
+        const res = await app.http.get('/api-auth/login/').set('X-Forwarded-Proto', 'https');
+        expect([trust, setCookieHeader(res, 'sessionid')?.includes('; Secure')]).toEqual([trust, secure]);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+});
