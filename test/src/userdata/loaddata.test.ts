@@ -1,6 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { loadUserFiles, type LoadProgress } from '../../../src/userdata/loader.js';
 import { describe, expect, jest, test } from '@jest/globals';
+import request from 'supertest';
+import { createApp } from '../../../src/app.js';
 import { DJANGO_USERS, LARAVEL_USERS, PASSWORDS, useDataWorkspace } from '../../helpers/userdata.js';
 
 /** A timestamp as the database driver returns it (a Date from PostgreSQL, text from SQLite), in ISO form. */
@@ -18,7 +20,7 @@ describe('loaddata: users brought over from Django and Laravel', () => {
     expect(run.stdout).toBe('Installed 5 user(s) from 2 file(s): 5 created, 0 updated.\n');
   });
 
-  test('Django users keep their passwords for HTTP Basic and the token login; the inactive one is refused', async () => {
+  test('Django users keep their passwords for HTTP Basic, the token login and the browser login; the inactive one is refused', async () => {
     await data.manage(['loaddata', DJANGO_USERS]);
     await data.withHttp(async (http) => {
       for (const username of ['yamada', 'suzuki'] as const) {
@@ -31,6 +33,15 @@ describe('loaddata: users brought over from Django and Laravel', () => {
       expect(login.body.user.name).toBe('花子 鈴木');
       const refused = await http.post('/api/login').send({ email: 'retired@example.jp', password: PASSWORDS.retired });
       expect(refused.status).toBe(404);
+    }, PRODUCT_HASHER);
+    await data.withServices(async (services) => {
+      for (const [username, landed] of [['yamada', 302], ['retired', 200]] as const) {
+        const browser = request.agent(createApp(services));
+        const page = await browser.get('/api-auth/login/');
+        const csrfmiddlewaretoken = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+        const login = await browser.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken, username, password: PASSWORDS[username] });
+        expect([username, login.status]).toEqual([username, landed]);
+      }
     }, PRODUCT_HASHER);
   });
 
