@@ -1,5 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { Eta } from 'eta';
+import type { Request } from 'express';
+import type { AuthUser } from './auth/accounts.js';
+import { csrfToken } from './auth/csrf.js';
 import type { RequestContext } from './context.js';
 import { templatesDir } from './paths.js';
 import type { SiteResponse } from './site.js';
@@ -39,6 +42,28 @@ function statusText(ctx: RequestContext, status: number): string {
   return ctx.t(`page.status.${status}`, { defaultValue: STATUS_CODES[status] ?? String(status) });
 }
 
+/** Where the login form is, and where its `next` brings the person back to. */
+const LOGIN_PATH = '/api-auth/login/';
+const LOGOUT_PATH = '/api-auth/logout/';
+
+/** What every page shows around its content: who is logged in, and the way to log in or out. */
+export interface PageChrome {
+  user: AuthUser | null;
+  loginUrl?: string;
+  logout?: { action: string; csrfToken: string; next: string };
+}
+
+/**
+ * The account menu of a page: a session's user gets a log-out form (with the
+ * session's CSRF token), anyone else a log-in link that returns to this page.
+ */
+export function pageChrome(req: Request, user: AuthUser | null): PageChrome {
+  const here = req.originalUrl;
+  if (!user) return { user: null, loginUrl: `${LOGIN_PATH}?next=${encodeURIComponent(here)}` };
+  if (!req.user) return { user };
+  return { user, logout: { action: LOGOUT_PATH, csrfToken: csrfToken(req), next: here } };
+}
+
 /**
  * The browsable page: the response pretty-printed inside a server-rendered
  * HTML page. Every value goes through the template's auto-escaping.
@@ -57,7 +82,8 @@ export const htmlRenderer: Renderer = {
       method: ctx.req.method,
       path: ctx.req.originalUrl,
       allow: view.allow,
-      user: ctx.user,
+      ...pageChrome(ctx.req, ctx.user),
+      loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
       body: response.data === undefined ? '' : JSON.stringify(response.data, null, 4),
     });
     return Buffer.from(html);
@@ -85,7 +111,8 @@ export const errorPageRenderer: Renderer = {
     const html = eta.render('error', {
       t: ctx.t,
       language: ctx.language,
-      user: ctx.user,
+      ...pageChrome(ctx.req, ctx.user),
+      loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
       status: response.status,
       statusText: statusText(ctx, response.status),
       message: typeof data.message === 'string' ? data.message : '',

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
-import { renderPage } from '../renderers.js';
+import { pageChrome, renderPage } from '../renderers.js';
 import { setXsrfCookie } from './token.js';
 
 export interface BrowserLoginOptions {
@@ -50,7 +50,9 @@ function sendPage(req: Request, res: Response, status: number, template: string,
   res.status(status);
   res.setHeader('Vary', 'Accept-Language, Cookie');
   res.setHeader('Cache-Control', 'no-store');
-  res.type('html').send(renderPage(template, { t, language, user: req.user ?? null, ...data }));
+  // No log-in link on the pages that are the way to log in or out.
+  const chrome = { ...pageChrome(req, req.user ?? null), loginUrl: undefined };
+  res.type('html').send(renderPage(template, { t, language, ...chrome, ...data }));
 }
 
 function sendError(req: Request, res: Response, error: ApiError): void {

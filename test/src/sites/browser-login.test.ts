@@ -218,3 +218,48 @@ describe('session cookies behind a proxy', () => {
     }
   });
 });
+
+describe('the account menu of the pages', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+    await app.createUser('mallory', { name: '<script>alert(1)</script>' });
+  });
+  const html = { Accept: 'text/html', 'Accept-Language': 'en' };
+
+  test('a visitor who is not logged in gets a 403 page with a log-in link that returns to the page', async () => {
+    const res = await t.http.get('/comments/?page=1').set(html);
+    expect(res.status).toBe(403);
+    expect(res.text).toContain('<a href="/api-auth/login/?next=%2Fcomments%2F%3Fpage%3D1">Log in to see this page.</a>');
+    expect(res.text).toContain('Not logged in');
+  });
+
+  test("a session's page names the user and offers a log-out form that works", async () => {
+    const { agent } = await logIn(t, 'alice', 'alice-password');
+    const page = await agent.get('/comments/').set(html);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Logged in as alice');
+    expect(page.text).toContain('<form method="post" action="/api-auth/logout/" class="inline">');
+    expect(page.text).toContain('<input type="hidden" name="next" value="/comments/">');
+    const out = await agent.post('/api-auth/logout/').type('form').send({ csrfmiddlewaretoken: formToken(page.text), next: '/comments/' });
+    expect(out.headers.location).toBe('/comments/');
+    expect((await agent.get('/comments/').set(html)).status).toBe(403);
+  });
+
+  test('a Basic-authenticated page names the user, with no log-out form (there is no session to end)', async () => {
+    const page = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
+    expect(page.text).toContain('Logged in as alice');
+    expect(page.text).not.toContain('/api-auth/logout/');
+  });
+
+  test("the token site's error page for a browser has the same menu", async () => {
+    const page = await t.http.get('/api/user').set(html);
+    expect(page.status).toBe(401);
+    expect(page.text).toContain('href="/api-auth/login/?next=%2Fapi%2Fuser"');
+  });
+
+  test("a user's name is shown as text, never as markup", async () => {
+    const page = await t.http.get('/comments/').auth('mallory', 'mallory-password').set(html);
+    expect(page.text).toContain('Logged in as &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.text).not.toContain('<script>alert(1)');
+  });
+});
