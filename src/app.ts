@@ -5,6 +5,7 @@ import { siteRouter } from './router.js';
 import { browserPassport, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
+import { staticDir } from './paths.js';
 
 /** The HTTP application: every site over the same resources and database. */
 export function createApp(services: Services): Express {
@@ -15,6 +16,8 @@ export function createApp(services: Services): Express {
   // `/API/…` is not `/api/…`: mount points match case-sensitively, as the routes do.
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.trustProxy);
+  // The browsable page's script and nothing else: every page works without any external request.
+  app.use('/static', express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts);
   // The browser session on every site, loaded only for requests that bring its cookie.
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];

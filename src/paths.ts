@@ -23,6 +23,7 @@ export const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 export const localesDir = path.join(projectRoot, 'locales');
 export const templatesDir = path.join(projectRoot, 'src', 'templates');
+export const staticDir = path.join(projectRoot, 'src', 'static');
 export const resourcesDir = path.join(codeRoot, 'resources');
 export const migrationsDir = path.join(resourcesDir, 'migrations');
 /** Seeders run as code (compiled under dist/); the data files they load stay in the checkout. */

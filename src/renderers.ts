@@ -4,13 +4,72 @@ import type { Request } from 'express';
 import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
 import type { RequestContext } from './context.js';
+import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
 import type { SiteResponse } from './site.js';
+
+/** A form of the browsable page: the method it sends and the fields OPTIONS describes. */
+export interface BrowsableForm {
+  method: 'POST' | 'PUT';
+  fields: Record<string, FieldDescription>;
+}
 
 /** What a page knows of the endpoint that answered, beyond the body. */
 export interface ViewInfo {
   name: string;
   allow?: string;
+  form?: BrowsableForm;
+}
+
+/** An input of a form: its description, and the value the row has now (edit forms). */
+interface FormInput extends FieldDescription {
+  name: string;
+  value: string;
+  /** Long text: a textarea. */
+  multiline: boolean;
+}
+
+/** The row a detail page shows, unwrapped (`{"comment": {…}}` on the token site). */
+function shownRow(data: unknown): Record<string, unknown> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+  const values = Object.values(data);
+  const [only] = values;
+  const wrapped = values.length === 1 && typeof only === 'object' && only !== null && !Array.isArray(only);
+  return (wrapped ? only : data) as Record<string, unknown>;
+}
+
+function formInputs(form: BrowsableForm, data: unknown): FormInput[] {
+  const row = form.method === 'PUT' ? shownRow(data) : {};
+  return Object.entries(form.fields)
+    .filter(([, field]) => !field.read_only)
+    .map(([name, field]) => ({
+      ...field,
+      name,
+      value: typeof row[name] === 'string' || typeof row[name] === 'number' ? String(row[name]) : '',
+      multiline: field.max_length === undefined || field.max_length > 255,
+    }));
+}
+
+/** Each ancestor of the path as a link, the last one the page itself. */
+function breadcrumbs(ctx: RequestContext, name: string): { href: string; label: string }[] {
+  const mount = ctx.site.mountPath === '/' ? '' : ctx.site.mountPath;
+  const segments = ctx.req.path.split('/').filter((segment) => segment !== '');
+  const crumbs = [{ href: `${mount}/`, label: ctx.t('views.root', { defaultValue: ctx.site.mountPath }) }];
+  let href = mount;
+  for (const segment of segments) {
+    href += `/${segment}`;
+    crumbs.push({ href: `${href}/`, label: decodeURIComponent(segment) });
+  }
+  const last = crumbs.at(-1);
+  if (last && segments.length > 0) last.label = name;
+  return crumbs;
+}
+
+/** The links of a paginated list body. */
+function pageLinks(data: unknown): { previous?: string; next?: string } {
+  if (typeof data !== 'object' || data === null) return {};
+  const { previous, next } = data as { previous?: unknown; next?: unknown };
+  return { previous: typeof previous === 'string' ? previous : undefined, next: typeof next === 'string' ? next : undefined };
 }
 
 export interface Renderer {
@@ -84,6 +143,15 @@ export const htmlRenderer: Renderer = {
       allow: view.allow,
       ...pageChrome(ctx.req, ctx.user),
       loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
+      breadcrumbs: breadcrumbs(ctx, view.name),
+      links: pageLinks(response.data),
+      contentType: 'application/json',
+      vary: ctx.site.vary,
+      form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
+      canDelete: Boolean(view.form && view.allow?.split(', ').includes('DELETE')),
+      canPatch: Boolean(view.form && view.allow?.split(', ').includes('PATCH')),
+      // A session's token for the forms; Basic users' browsers resend their credentials instead.
+      csrfToken: ctx.req.user ? csrfToken(ctx.req) : '',
       body: response.data === undefined ? '' : JSON.stringify(response.data, null, 4),
     });
     return Buffer.from(html);

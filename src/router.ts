@@ -6,7 +6,8 @@ import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
 import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
 import { baseMetadata } from './metadata.js';
-import { jsonRenderer, type ViewInfo } from './renderers.js';
+import { jsonRenderer, type BrowsableForm, type ViewInfo } from './renderers.js';
+import type { FieldDescription } from './serializers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { Site, SiteResponse } from './site.js';
 import { ModelViewSet } from './viewsets.js';
@@ -101,8 +102,26 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     } catch (error) {
       response = errorResponse(ctx, error, logger);
     }
-    send(ctx, response, { name, allow }, logger);
+    send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint) }, logger);
   };
+}
+
+/**
+ * The form the browsable page offers: the fields OPTIONS describes for POST
+ * (a list) or PUT (a row the user may edit), for a logged-in person asking for HTML.
+ */
+async function browsableForm(ctx: RequestContext, endpoint: Endpoint): Promise<BrowsableForm | undefined> {
+  const options = endpoint.methods.OPTIONS;
+  if (ctx.renderer.mediaType !== 'text/html' || !ctx.user || !options) return undefined;
+  try {
+    const metadata = await options.run(ctx);
+    const actions = (metadata.data as { actions?: Record<string, Record<string, FieldDescription>> }).actions ?? {};
+    const [method, fields] = Object.entries(actions)[0] ?? [];
+    return method === 'POST' || method === 'PUT' ? { method, fields: fields ?? {} } : undefined;
+  } catch {
+    // No form is better than no page.
+    return undefined;
+  }
 }
 
 /** The list and detail endpoints of a viewset, with the methods its actions allow. */

@@ -10,7 +10,7 @@ import { ApiError, fieldErrorMessages, ValidationError } from '../errors.js';
 import { requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
-import { errorPageRenderer, jsonRenderer } from '../renderers.js';
+import { errorPageRenderer, htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import { Serializer } from '../serializers.js';
 import type { Site, SiteResponse } from '../site.js';
@@ -80,7 +80,8 @@ export function tokenSite(config: Config, tokens: AccessTokens): Site {
     namespaces: ['token', 'common'],
     defaultLanguage: 'en',
     authenticators: [session, bearer],
-    renderers: [jsonRenderer],
+    // JSON first: API clients that name no type get JSON; a browser asking for HTML gets the browsable page.
+    renderers: [jsonRenderer, htmlRenderer],
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
     formatTimestamp: utcTimestamp,
     itemBody: (_ctx, exposure, item) => ({ [exposure.wrap?.item ?? DEFAULT_WRAP]: item }),

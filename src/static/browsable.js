@@ -1,0 +1,37 @@
+// The browsable page's forms: POST goes as an ordinary form; PUT, PATCH, DELETE
+// and the raw JSON form go through fetch, with the session's CSRF token in
+// X-CSRFToken, and the answer (a page) replaces this one, as in Django REST
+// Framework's browsable API. Served by the app itself: no external request.
+'use strict';
+
+document.addEventListener('submit', async (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.classList.contains('api-form')) return;
+  const method = (event.submitter && event.submitter.dataset.method) || form.dataset.method || 'POST';
+  const raw = form.hasAttribute('data-raw');
+  if (method === 'POST' && !raw) return;
+  event.preventDefault();
+  const token = form.querySelector('input[name="csrfmiddlewaretoken"]');
+  const headers = { Accept: 'text/html', 'X-CSRFToken': token ? token.value : '' };
+  let body;
+  if (raw) {
+    headers['Content-Type'] = 'application/json';
+    body = form.querySelector('textarea').value;
+  } else if (method !== 'DELETE') {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams();
+    for (const [name, value] of new FormData(form)) {
+      if (name !== 'csrfmiddlewaretoken') body.append(name, String(value));
+    }
+  }
+  const response = await fetch(form.action, { method, headers, body, credentials: 'same-origin' });
+  if (response.status === 204) {
+    // Nothing to show: the row is gone, back to its list.
+    window.location.assign(new URL('..', form.action).href);
+    return;
+  }
+  const page = await response.text();
+  document.open();
+  document.write(page);
+  document.close();
+});
