@@ -145,8 +145,8 @@ export const htmlRenderer: Renderer = {
       loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
       breadcrumbs: breadcrumbs(ctx, view.name),
       links: pageLinks(response.data),
-      contentType: 'application/json',
-      vary: ctx.site.vary,
+      // The headers of the JSON answer this page shows.
+      headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary]],
       form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
       canDelete: Boolean(view.form && view.allow?.split(', ').includes('DELETE')),
       canPatch: Boolean(view.form && view.allow?.split(', ').includes('PATCH')),

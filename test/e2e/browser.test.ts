@@ -1,0 +1,152 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { chromium, request, type Browser, type Page } from 'playwright-core';
+import { projectRoot } from '../../src/paths.js';
+
+// A person's visit to a fresh `npm start` (demo data loaded), in Debian's chromium.
+const server = path.join(projectRoot, 'dist/src/server.js');
+const screenshots = path.join(projectRoot, 'e2e-screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function startServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  const child = spawn(process.execPath, [server], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' },
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"url":"([^"]+)"/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1] });
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  });
+}
+
+describe('a person in a browser', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-browser-'));
+  let child: ChildProcessWithoutNullStreams;
+  let url = '';
+  let browser: Browser;
+  let page: Page;
+  const dialogs: string[] = [];
+  const external: string[] = [];
+  const shot = (name: string) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+  /** The response shown on the page once it includes `text` (a form's answer replaces the page asynchronously). */
+  const response = async (text: string): Promise<string> => {
+    await page.waitForFunction(`document.querySelector('pre')?.textContent?.includes(${JSON.stringify(text)}) ?? false`);
+    return page.locator('pre').innerText();
+  };
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    ({ child, url } = await startServer(path.join(dir, 'db.sqlite3')));
+    // Headless, with a fresh profile of playwright's own; nothing that would reach the network by itself.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ locale: 'en-US' });
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on('request', (request) => {
+      if (new URL(request.url()).host !== new URL(url).host) external.push(request.url());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    child?.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('is asked to log in, logs in, and lands on the comment list', async () => {
+    const first = await page.goto(new URL('comments/', url).href);
+    expect(first?.status()).toBe(403);
+    await shot('01-login-needed');
+    await page.getByRole('link', { name: 'Log in to see this page.' }).click();
+    await page.getByLabel('Username or email address').fill('alice');
+    await page.getByLabel('Password').fill('alice-demo-pass');
+    await shot('02-login-form');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(/\/comments\/$/);
+    await page.getByText('Logged in as Alice Example').waitFor();
+    await shot('03-list');
+  });
+
+  test('pages through the list', async () => {
+    await page.getByRole('link', { name: 'Next »' }).click();
+    await page.waitForURL(/page=2/);
+    await response('"previous"');
+    await shot('04-page-2');
+  });
+
+  test('creates a comment with the form', async () => {
+    await page.goto(new URL('comments/', url).href);
+    await page.locator('form.html #id_title').fill('e2e title');
+    await page.locator('form.html #id_body').fill('from chromium');
+    await page.locator('form.html').getByRole('button', { name: 'POST' }).click();
+    await response('HTTP 201 Created');
+    await response('"title": "e2e title"');
+    await shot('05-created');
+  });
+
+  test('edits it with PATCH, then deletes it', async () => {
+    const created = JSON.parse((await response('HTTP 201')).split('\n\n').slice(1).join('\n\n')) as { id: number };
+    await page.goto(new URL(`comments/${created.id}/`, url).href);
+    await page.locator('form.html #id_title').fill('edited');
+    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
+    await response('HTTP 200 OK');
+    await response('"title": "edited"');
+    await shot('06-edited');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/comments\/$/);
+    const gone = await page.goto(new URL(`comments/${created.id}/`, url).href);
+    expect(gone?.status()).toBe(404);
+  });
+
+  test('sees markup in comments as text, and nothing in them runs', async () => {
+    // Another client, with a token: the browser's own requests would carry its session (and need its CSRF token).
+    const api = await request.newContext();
+    const login = await api.post(new URL('api/login', url).href, { data: { email: 'alice@example.com', password: 'alice-demo-pass' } });
+    const token = ((await login.json()) as { token: string }).token;
+    const hostile = ['<script>alert("script")</script>', '<img src=x onerror=alert("img")>'];
+    const ids: number[] = [];
+    for (const text of hostile) {
+      const res = await api.post(new URL('api/comments', url).href, {
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+        data: { title: text, body: text },
+      });
+      ids.push(((await res.json()) as { comment: { id: number } }).comment.id);
+    }
+    for (const id of ids) {
+      await page.goto(new URL(`api/comments/${id}`, url).href);
+      const text = hostile[ids.indexOf(id)] ?? '';
+      expect(await response(JSON.stringify(text).slice(1, -1))).toContain(JSON.stringify(text).slice(1, -1));
+      expect(await page.locator('form.html #id_title').inputValue()).toBe(text);
+    }
+    await api.dispose();
+    await page.goto(new URL('comments/', url).href);
+    await shot('07-markup-as-text');
+    expect(dialogs).toEqual([]);
+  });
+
+  test('logs out, and the list asks for a login again', async () => {
+    await page.goto(new URL('comments/', url).href);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL(/\/comments\/$/);
+    await page.getByText('Not logged in').waitFor();
+    await shot('08-logged-out');
+    expect(external).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, test } from '@jest/globals';
+import { useTestApp } from '../../helpers/app.js';
+
+const html = { Accept: 'text/html', 'Accept-Language': 'en' };
+
+describe('the browsable page', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+    await app.createUser('bob');
+    for (const title of ['first', 'second', '<i>x</i>']) {
+      await app.http.post('/comments/').auth('alice', 'alice-password').send({ title, body: 'body' });
+    }
+  });
+
+  test('a list page shows breadcrumbs, the status, Allow, the pretty body, page links and a create form with the limits', async () => {
+    const res = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<a href="/">Api Root</a>');
+    expect(res.text).toContain('<span aria-current="page">Comment List</span>');
+    expect(res.text).toContain('<b>HTTP 200 OK</b>');
+    expect(res.text).toContain('Allow:</span> GET, POST, HEAD, OPTIONS');
+    expect(res.text).toContain('&quot;count&quot;: 3');
+    expect(res.text).toContain('<a rel="next" href="http://');
+    expect(res.text).toMatch(/<input type="text" id="id_title" name="title" value="" maxlength="10" required>/);
+    expect(res.text).toMatch(/<input type="text" id="id_body" name="body" value="" maxlength="15" required>/);
+    expect(res.text).toContain('<script src="/static/browsable.js" defer></script>');
+  });
+
+  test("the owner's detail page has an edit form filled with the row, PUT, PATCH and delete", async () => {
+    const res = await t.http.get('/comments/1/').auth('alice', 'alice-password').set(html);
+    expect(res.text).toContain('value="first"');
+    expect(res.text).toContain('data-method="PUT"');
+    expect(res.text).toContain('data-method="PATCH"');
+    expect(res.text).toContain('data-method="DELETE"');
+  });
+
+  test('someone else sees the row without forms, and a visitor sees none at all', async () => {
+    const other = await t.http.get('/comments/1/').auth('bob', 'bob-password').set(html);
+    expect(other.status).toBe(200);
+    expect(other.text).not.toContain('class="api-form');
+    const visitor = await t.http.get('/comments/').set(html);
+    expect(visitor.status).toBe(403);
+    expect(visitor.text).not.toContain('class="api-form');
+  });
+
+  test('user text in the body and in the form is shown as text', async () => {
+    const res = await t.http.get('/comments/3/').auth('alice', 'alice-password').set(html);
+    expect(res.text).toContain('&lt;i&gt;x&lt;/i&gt;');
+    expect(res.text).not.toContain('<i>x</i>');
+  });
+
+  test('the token site has the same page for a browser, with its wrapped row in the edit form', async () => {
+    const login = await t.http.post('/api/login').send({ email: 'alice@example.com', password: 'alice-password' });
+    const res = await t.http.get('/api/comments/2').set('Authorization', `Bearer ${login.body.token}`).set(html);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('&quot;comment&quot;: {');
+    expect(res.text).toContain('value="second"');
+    const json = await t.http.get('/api/comments/2').set('Authorization', `Bearer ${login.body.token}`);
+    expect(json.headers['content-type']).toBe('application/json');
+  });
+
+  test("the page's script is served by the app itself; unknown static files are the site's 404", async () => {
+    const script = await t.http.get('/static/browsable.js');
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^application\/javascript|^text\/javascript/);
+    expect((await t.http.get('/static/nothing.js').set('Accept', 'application/json')).status).toBe(404);
+  });
+});
