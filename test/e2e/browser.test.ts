@@ -115,6 +115,29 @@ describe('a person in a browser', () => {
     expect(gone?.status()).toBe(404);
   });
 
+  test("sends raw JSON with PUT, and uses the token API's page with the same session", async () => {
+    await page.goto(new URL('comments/1/', url).href);
+    await page.getByText('Raw data (JSON)').click();
+    await page.locator('form.raw textarea').fill('{"title": "raw put", "body": "as JSON"}');
+    await page.locator('form.raw').getByRole('button', { name: 'PUT' }).click();
+    expect(await response('"title": "raw put"')).toContain('HTTP 200 OK');
+    await page.goto(new URL('api/comments', url).href);
+    await page.locator('form.html #id_title').fill('via /api');
+    await page.locator('form.html #id_body').fill('a long body is fine on the token site');
+    await page.locator('form.html').getByRole('button', { name: 'POST' }).click();
+    expect(await response('HTTP 201')).toContain('"title": "via /api"');
+    await shot('07-token-site');
+  });
+
+  test('reads the list on a phone-sized screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(new URL('comments/', url).href);
+    const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
+    expect(overflow).toBe(false);
+    await shot('08-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   test('sees markup in comments as text, and nothing in them runs', async () => {
     // Another client, with a token: the browser's own requests would carry its session (and need its CSRF token).
     const api = await request.newContext();
@@ -137,7 +160,7 @@ describe('a person in a browser', () => {
     }
     await api.dispose();
     await page.goto(new URL('comments/', url).href);
-    await shot('07-markup-as-text');
+    await shot('09-markup-as-text');
     expect(dialogs).toEqual([]);
   });
 
@@ -146,7 +169,7 @@ describe('a person in a browser', () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(/\/comments\/$/);
     await page.getByText('Not logged in').waitFor();
-    await shot('08-logged-out');
+    await shot('10-logged-out');
     expect(external).toEqual([]);
   });
 });
