@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
 import { siteRouter } from './router.js';
-import { browserPassport, sessionMiddleware } from './auth/sessions.js';
+import { BROWSER_LOGIN_PATH, browserPassport, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
@@ -32,7 +32,7 @@ export function createApp(services: Services): Express {
   const paginated = paginatedSite(config, accounts);
   const [firstList] = registry.exposedOn(paginated.name);
   app.use(
-    '/api-auth',
+    BROWSER_LOGIN_PATH,
     ...browser,
     browserLoginRouter({
       accounts,

@@ -89,7 +89,7 @@ function trustProxy(env: Env): boolean | number | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === undefined) return false;
   if (/^\d+$/.test(raw)) return Number(raw);
-  if (/^(1|0|true|false|yes|no|on|off)$/i.test(raw)) return flag(env, 'TRUST_PROXY');
+  if (/^(true|false|yes|no|on|off)$/i.test(raw)) return flag(env, 'TRUST_PROXY');
   return raw;
 }
 

@@ -3,6 +3,7 @@ import { Eta } from 'eta';
 import type { Request } from 'express';
 import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
+import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
 import type { RequestContext } from './context.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
@@ -12,6 +13,8 @@ import type { SiteResponse } from './site.js';
 export interface BrowsableForm {
   method: 'POST' | 'PUT';
   fields: Record<string, FieldDescription>;
+  /** What a refused write sent, shown again. */
+  submitted?: Record<string, unknown>;
 }
 
 /** What a page knows of the endpoint that answered, beyond the body. */
@@ -25,6 +28,8 @@ export interface ViewInfo {
 interface FormInput extends FieldDescription {
   name: string;
   value: string;
+  /** The messages a refused write got for this field. */
+  errors: string[];
   /** Long text: a textarea. */
   multiline: boolean;
 }
@@ -38,16 +43,38 @@ function shownRow(data: unknown): Record<string, unknown> {
   return (wrapped ? only : data) as Record<string, unknown>;
 }
 
+/** Field messages of a refused write: `{"title": [...]}` (root site) or `{"errors": {"title": [...]}}` (/api). */
+function fieldMessages(data: unknown): Record<string, unknown> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+  const { errors } = data as { errors?: unknown };
+  return (typeof errors === 'object' && errors !== null ? errors : data) as Record<string, unknown>;
+}
+
 function formInputs(form: BrowsableForm, data: unknown): FormInput[] {
-  const row = form.method === 'PUT' ? shownRow(data) : {};
+  const shown = form.submitted ?? (form.method === 'PUT' ? shownRow(data) : {});
+  const messages = form.submitted ? fieldMessages(data) : {};
   return Object.entries(form.fields)
     .filter(([, field]) => !field.read_only)
-    .map(([name, field]) => ({
-      ...field,
-      name,
-      value: typeof row[name] === 'string' || typeof row[name] === 'number' ? String(row[name]) : '',
-      multiline: field.max_length === undefined || field.max_length > 255,
-    }));
+    .map(([name, field]) => {
+      const value = Object.hasOwn(shown, name) ? shown[name] : undefined;
+      const errors = Object.hasOwn(messages, name) ? messages[name] : undefined;
+      return {
+        ...field,
+        name,
+        value: typeof value === 'string' || typeof value === 'number' ? String(value) : '',
+        errors: Array.isArray(errors) ? errors.map(String) : [],
+        multiline: field.max_length === undefined || field.max_length > 255,
+      };
+    });
+}
+
+/** A path segment for people; one that does not percent-decode is shown as it came. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Each ancestor of the path as a link, the last one the page itself. */
@@ -58,7 +85,7 @@ function breadcrumbs(ctx: RequestContext, name: string): { href: string; label: 
   let href = mount;
   for (const segment of segments) {
     href += `/${segment}`;
-    crumbs.push({ href: `${href}/`, label: decodeURIComponent(segment) });
+    crumbs.push({ href: `${href}/`, label: decodedSegment(segment) });
   }
   const last = crumbs.at(-1);
   if (last && segments.length > 0) last.label = name;
@@ -102,8 +129,8 @@ function statusText(ctx: RequestContext, status: number): string {
 }
 
 /** Where the login form is, and where its `next` brings the person back to. */
-const LOGIN_PATH = '/api-auth/login/';
-const LOGOUT_PATH = '/api-auth/logout/';
+const LOGIN_PATH = `${BROWSER_LOGIN_PATH}/login/`;
+const LOGOUT_PATH = `${BROWSER_LOGIN_PATH}/logout/`;
 
 /** What every page shows around its content: who is logged in, and the way to log in or out. */
 export interface PageChrome {

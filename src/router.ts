@@ -8,6 +8,7 @@ import { checkPermissions, type Permission, type PermissionAction } from './perm
 import { baseMetadata } from './metadata.js';
 import { jsonRenderer, type BrowsableForm, type ViewInfo } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
+import { requestData } from './parsers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { Site, SiteResponse } from './site.js';
 import { ModelViewSet } from './viewsets.js';
@@ -64,6 +65,8 @@ function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logge
     return;
   }
   res.setHeader('Content-Type', renderer.contentType);
+  // Pages with buttons that write must not be framed by another page (Django's X-Frame-Options default).
+  if (renderer.contentType.startsWith('text/html')) res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }
@@ -102,22 +105,30 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     } catch (error) {
       response = errorResponse(ctx, error, logger);
     }
-    send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint) }, logger);
+    send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response) }, logger);
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
  * The form the browsable page offers: the fields OPTIONS describes for POST
  * (a list) or PUT (a row the user may edit), for a logged-in person asking for HTML.
  */
-async function browsableForm(ctx: RequestContext, endpoint: Endpoint): Promise<BrowsableForm | undefined> {
+async function browsableForm(ctx: RequestContext, endpoint: Endpoint, response: SiteResponse): Promise<BrowsableForm | undefined> {
   const options = endpoint.methods.OPTIONS;
   if (ctx.renderer.mediaType !== 'text/html' || !ctx.user || !options) return undefined;
   try {
     const metadata = await options.run(ctx);
     const actions = (metadata.data as { actions?: Record<string, Record<string, FieldDescription>> }).actions ?? {};
     const [method, fields] = Object.entries(actions)[0] ?? [];
-    return method === 'POST' || method === 'PUT' ? { method, fields: fields ?? {} } : undefined;
+    if (method !== 'POST' && method !== 'PUT') return undefined;
+    // A refused write shows the form again with what was sent (the body is already parsed and cached).
+    const refused = ctx.req.method !== 'GET' && response.status >= 400 && response.status < 500;
+    const submitted = refused ? await requestData(ctx.req, 0).catch(() => undefined) : undefined;
+    return { method, fields: fields ?? {}, submitted: isRecord(submitted) ? submitted : undefined };
   } catch {
     // No form is better than no page.
     return undefined;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import connectSessionSequelize from 'connect-session-sequelize';
-import session, { Store } from 'express-session';
-import type { RequestHandler } from 'express';
+import session, { Store, type SessionData } from 'express-session';
+import type { Request, RequestHandler, Response } from 'express';
 import { DataTypes, type Sequelize } from 'sequelize';
 import { Passport } from 'passport';
 import type { Config } from '../config.js';
@@ -16,6 +16,8 @@ declare global {
 
 /** Django's session cookie name: a browser that knows DRF sees the same. */
 export const SESSION_COOKIE = 'sessionid';
+/** Laravel's cookie with the session's CSRF token, for scripts to echo in X-XSRF-TOKEN. */
+export const XSRF_COOKIE_NAME = 'XSRF-TOKEN';
 /** How often expired sessions are deleted. */
 const EXPIRED_SESSION_SWEEP_MS = 15 * 60 * 1000;
 
@@ -43,9 +45,37 @@ export function createSessionStore(sequelize: Sequelize, lifetimeSeconds: number
     table: 'Session',
     checkExpirationInterval: EXPIRED_SESSION_SWEEP_MS,
     expiration: lifetimeSeconds * 1000,
-  });
+    // A session ends when its cookie says, however often it is used: no sliding expiry, no write per request.
+    disableTouch: true,
+  } as ConstructorParameters<typeof SequelizeStore>[0]);
+  refuseExpired(store);
   return { store, close: () => store.stopExpiringSessions() };
 }
+
+/**
+ * The store hands out a row until its sweep deletes it; an expired session
+ * (a cookie kept past its Expires) must be over at once.
+ */
+function refuseExpired(store: Store): void {
+  const get = store.get.bind(store);
+  store.get = (sid, callback) =>
+    get(sid, (error: unknown, data?: SessionData | null) => {
+      const expires = data?.cookie?.expires ? new Date(data.cookie.expires) : null;
+      if (error || !data || !expires || expires.getTime() > Date.now()) return callback(error, data);
+      store.destroy(sid, () => callback(null, null));
+    });
+}
+
+/** A session that holds only a CSRF token (a visitor on the login page) lives this long, as Laravel's XSRF cookie. */
+export const ANONYMOUS_SESSION_MS = 2 * 60 * 60 * 1000;
+
+/** Visitors who never log in leave short-lived rows, not two weeks' worth. */
+export function shortenAnonymousSession(req: Request): void {
+  if (!req.user && req.session) req.session.cookie.maxAge = ANONYMOUS_SESSION_MS;
+}
+
+/** Where the browser login lives (Django REST Framework's `api-auth/`). */
+export const BROWSER_LOGIN_PATH = '/api-auth';
 
 /**
  * Sessions for people in browsers: the cookie is HttpOnly, SameSite=Lax,
@@ -80,4 +110,19 @@ export function browserPassport(accounts: Accounts): InstanceType<typeof Passpor
     );
   });
   return passport;
+}
+
+/** Logs the session's user out and deletes the session and its cookies. */
+export function endSession(req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    req.logout((logoutError?: unknown) => {
+      if (logoutError) return reject(logoutError);
+      req.session.destroy((destroyError?: unknown) => {
+        if (destroyError) return reject(destroyError);
+        res.clearCookie(SESSION_COOKIE, { path: '/' });
+        res.clearCookie(XSRF_COOKIE_NAME, { path: '/' });
+        resolve();
+      });
+    });
+  });
 }

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Accounts } from '../auth/accounts.js';
 import { csrfToken, enforceCsrf, rotateCsrfToken } from '../auth/csrf.js';
-import { SESSION_COOKIE } from '../auth/sessions.js';
+import { endSession, shortenAnonymousSession } from '../auth/sessions.js';
 import { ApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
@@ -25,18 +25,22 @@ const ORIGIN = 'http://same-site.invalid';
  * scheme or control characters (Django's url_has_allowed_host_and_scheme).
  */
 export function safeNext(next: unknown, fallback: string): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return fallback;
-  if (/[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
+  const isLocalPath = (path: string): boolean =>
+    path.startsWith('/') && !path.startsWith('//') && !/[\u0000-\u001f\u007f\\]/.test(path);
+  if (typeof next !== 'string' || !isLocalPath(next)) return fallback;
   try {
     const url = new URL(next, ORIGIN);
-    return url.origin === ORIGIN ? `${url.pathname}${url.search}${url.hash}` : fallback;
+    const normalised = `${url.pathname}${url.search}${url.hash}`;
+    // Dot segments can normalise into `//host` (`/.//evil`): the result is checked again.
+    return url.origin === ORIGIN && isLocalPath(normalised) ? normalised : fallback;
   } catch {
     return fallback;
   }
 }
 
-function text(data: Record<string, unknown>, name: string): string {
-  const value = Object.hasOwn(data, name) ? data[name] : undefined;
+function text(data: unknown, name: string): string {
+  if (typeof data !== 'object' || data === null) return '';
+  const value = Object.hasOwn(data, name) ? (data as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' ? value : '';
 }
 
@@ -50,6 +54,7 @@ function sendPage(req: Request, res: Response, status: number, template: string,
   res.status(status);
   res.setHeader('Vary', 'Accept-Language, Cookie');
   res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Frame-Options', 'DENY');
   // No log-in link on the pages that are the way to log in or out.
   const chrome = { ...pageChrome(req, req.user ?? null), loginUrl: undefined };
   res.type('html').send(renderPage(template, { t, language, ...chrome, ...data }));
@@ -86,12 +91,15 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
   const { accounts, bodyLimit, defaultNext } = options;
   const router = express.Router({ caseSensitive: true, strict: false });
 
-  router.get('/login', (req, res) => loginPage(req, res, 200, { next: safeNext(req.query.next, defaultNext) }));
+  router.get('/login', (req, res) => {
+    shortenAnonymousSession(req);
+    loginPage(req, res, 200, { next: safeNext(req.query.next, defaultNext) });
+  });
 
   router.post('/login', async (req, res, next: NextFunction) => {
     try {
       await enforceCsrf(req, bodyLimit);
-      const data = (await requestData(req, bodyLimit)) as Record<string, unknown>;
+      const data = await requestData(req, bodyLimit);
       const target = safeNext(text(data, 'next') || req.query.next, defaultNext);
       const username = text(data, 'username').trim();
       const row = (await accounts.findByUsername(username, { withHidden: true })) ?? (await accounts.findByEmail(username, { withHidden: true }));
@@ -112,27 +120,23 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
     }
   });
 
-  router.get('/logout', (req, res) =>
+  router.get('/logout', (req, res) => {
+    shortenAnonymousSession(req);
     sendPage(req, res, 200, 'logout', {
       action: req.baseUrl + '/logout/',
       csrfToken: csrfToken(req),
       next: safeNext(req.query.next, req.baseUrl + '/login/'),
-    }),
-  );
+    });
+  });
 
   router.post('/logout', async (req, res, next: NextFunction) => {
     try {
-      if (req.user) await enforceCsrf(req, bodyLimit);
-      const data = (await requestData(req, bodyLimit).catch(() => ({}))) as Record<string, unknown>;
+      // Django's logout is CSRF-protected for everyone: a cross-site form may not even log a visitor "out".
+      await enforceCsrf(req, bodyLimit);
+      const data = await requestData(req, bodyLimit).catch(() => ({}));
       const target = safeNext(text(data, 'next') || req.query.next, req.baseUrl + '/login/');
-      req.logout((error?: unknown) => {
-        if (error) return next(error);
-        req.session.destroy((destroyError?: unknown) => {
-          if (destroyError) return next(destroyError);
-          res.clearCookie(SESSION_COOKIE, { path: '/' });
-          res.redirect(302, target);
-        });
-      });
+      await endSession(req, res);
+      res.redirect(302, target);
     } catch (error) {
       next(error);
     }

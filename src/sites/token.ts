@@ -4,6 +4,7 @@ import type { Accounts } from '../auth/accounts.js';
 import type { AccessTokens } from '../auth/tokens.js';
 import { BearerAuthentication, SessionAuthentication } from '../authentication.js';
 import { csrfToken } from '../auth/csrf.js';
+import { endSession, shortenAnonymousSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { queryValue, type RequestContext } from '../context.js';
 import { ApiError, fieldErrorMessages, ValidationError } from '../errors.js';
@@ -22,7 +23,6 @@ export const TOKEN_SITE = 'token';
 const DEFAULT_WRAP = 'data';
 const JSON_MEDIA_TYPE = /[/+]json$/i;
 const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
-const XSRF_COOKIE = 'XSRF-TOKEN';
 /** Longer than any email address can be (RFC 5321); longer input is not looked up. */
 const MAX_EMAIL_LENGTH = 254;
 
@@ -176,6 +176,8 @@ function logoutEndpoint(tokens: AccessTokens): Endpoint {
         action: 'destroy',
         run: async (ctx) => {
           if (ctx.token) await tokens.revoke(ctx.token.id);
+          // A first-party session logs out as Sanctum's web guard does: the session ends.
+          else if (ctx.req.user) await endSession(ctx.req, ctx.res);
           return { status: 204 };
         },
       },
@@ -196,6 +198,7 @@ export function csrfCookieEndpoint(config: Config): Endpoint {
       GET: {
         action: 'retrieve',
         run: async (ctx) => {
+          shortenAnonymousSession(ctx.req);
           setXsrfCookie(ctx.req, ctx.res, config.sessionCookieAge);
           return { status: 204 };
         },
@@ -206,7 +209,7 @@ export function csrfCookieEndpoint(config: Config): Endpoint {
 
 /** The XSRF-TOKEN cookie with the session's token (made now if the session has none). */
 export function setXsrfCookie(req: Request, res: Response, maxAgeSeconds: number): void {
-  res.cookie(XSRF_COOKIE, csrfToken(req), { path: '/', sameSite: 'lax', secure: req.secure, maxAge: maxAgeSeconds * 1000 });
+  res.cookie(XSRF_COOKIE_NAME, csrfToken(req), { path: '/', sameSite: 'lax', secure: req.secure, maxAge: maxAgeSeconds * 1000 });
 }
 
 export function tokenRoutes(site: Site, services: TokenRouteServices): Route[] {

@@ -31,6 +31,13 @@ document.addEventListener('submit', async (event) => {
     return;
   }
   const page = await response.text();
+  if (!(response.headers.get('Content-Type') || '').startsWith('text/html')) {
+    // Not a page (a JSON answer): shown as text, never parsed as markup.
+    const pre = document.createElement('pre');
+    pre.textContent = page;
+    document.body.replaceChildren(pre);
+    return;
+  }
   document.open();
   document.write(page);
   document.close();

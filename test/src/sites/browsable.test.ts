@@ -34,6 +34,21 @@ describe('the browsable page', () => {
     expect(res.text).toContain('data-method="DELETE"');
   });
 
+  test('a refused create shows the form again with what was sent and the messages', async () => {
+    const res = await t.http.post('/comments/').auth('alice', 'alice-password').set(html).type('form').send({ title: 'far too long title', body: 'ok' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('value="far too long title"');
+    expect(res.text).toContain('<span class="field-error">Title may be at most 10 characters long.</span>');
+  });
+
+  test('pages may not be framed by other pages, and a path that does not decode is a 404 page', async () => {
+    const res = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    const odd = await t.http.get('/comments/%ZZ/').auth('alice', 'alice-password').set(html);
+    expect(odd.status).toBe(404);
+    expect(odd.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
   test('someone else sees the row without forms, and a visitor sees none at all', async () => {
     const other = await t.http.get('/comments/1/').auth('bob', 'bob-password').set(html);
     expect(other.status).toBe(200);

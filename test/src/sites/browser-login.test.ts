@@ -132,6 +132,9 @@ describe('the browser login at /api-auth/', () => {
     ['a script URL', 'javascript:alert(1)'],
     ['a header injection', '/comments/\r\nSet-Cookie: x=y'],
     ['a relative path', 'comments/'],
+    ['a dot segment that normalises into another host', '/.//evil.example'],
+    ['a parent segment that normalises into another host', '/..//evil.example'],
+    ['encoded parent segments', '/%2e%2e//evil.example'],
   ])('next naming %s is ignored for the landing page', async (_case, next) => {
     const { res } = await logIn(t, 'bob', 'bob-password', next);
     expect(res.status).toBe(302);
@@ -144,6 +147,59 @@ describe('the browser login at /api-auth/', () => {
     expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(200);
     await t.services.registry.users().model.update({ is_active: false }, { where: { id: carol.id } });
     expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(401);
+  });
+});
+
+describe('session lifetime and end', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+  });
+  const sessions = () => t.services.sequelize.models.Session;
+
+  test('a session kept past its expiry is over, whatever the cookie says', async () => {
+    const { agent, res } = await logIn(t, 'alice', 'alice-password');
+    const sid = decodeURIComponent(cookie(res, 'sessionid') ?? '').slice(2).split('.')[0] ?? '';
+    const row = await sessions()?.findByPk(sid);
+    const data = JSON.parse(String(row?.get('data'))) as { cookie: { expires: string } };
+    data.cookie.expires = '2000-01-01T00:00:00.000Z';
+    await row?.update({ data: JSON.stringify(data) });
+    expect((await agent.get('/comments/').set('Accept', 'application/json')).status).toBe(401);
+    expect(await sessions()?.findByPk(sid)).toBeNull();
+  });
+
+  test('using a session does not extend it, and a visitor who never logs in gets a short one', async () => {
+    const { agent, page, res } = await logIn(t, 'alice', 'alice-password');
+    const sid = (response: Response) => decodeURIComponent(cookie(response, 'sessionid') ?? '').slice(2).split('.')[0] ?? '';
+    const expiresOf = async (id: string) => new Date(String((await sessions()?.findByPk(id))?.get('expires'))).getTime();
+    const before = await expiresOf(sid(res));
+    await agent.get('/comments/').set('Accept', 'application/json');
+    expect(await expiresOf(sid(res))).toBe(before);
+    expect(before - Date.now()).toBeGreaterThan(13 * 24 * 3600 * 1000);
+    // The session of before the login was replaced, not kept beside the new one.
+    expect(await sessions()?.findByPk(sid(page))).toBeNull();
+    const visitor = await t.http.get('/api/sanctum/csrf-cookie');
+    expect((await expiresOf(sid(visitor))) - Date.now()).toBeLessThanOrEqual(2 * 3600 * 1000);
+  });
+
+  test("POST /api/logout on a session ends the session", async () => {
+    const { agent } = await logIn(t, 'alice', 'alice-password');
+    const token = await sessionToken(agent);
+    expect((await agent.post('/api/logout').set('X-XSRF-TOKEN', token).set('Accept', 'application/json')).status).toBe(204);
+    expect((await agent.get('/api/user').set('Accept', 'application/json')).status).toBe(401);
+  });
+
+  test('a logout form posted from another site (no token) is refused, logged in or not', async () => {
+    const res = await t.http.post('/api-auth/logout/').type('form').send({ next: '/.//evil.example' });
+    expect(res.status).toBe(403);
+    expect(res.headers.location).toBeUndefined();
+  });
+
+  test('a login body that is JSON null is a failed login, not an error', async () => {
+    const agent = request.agent(t.app);
+    const token = formToken((await agent.get('/api-auth/login/')).text);
+    const res = await agent.post('/api-auth/login/').set('X-CSRFToken', token).set('Content-Type', 'application/json').send('null');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('role="alert"');
   });
 });
 
