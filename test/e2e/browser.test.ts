@@ -1,33 +1,19 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { chromium, request, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
+import { spawnServer, waitForUrl } from '../helpers/server.js';
 
 // A person's visit to a fresh `npm start` (demo data loaded), in Debian's chromium.
-const server = path.join(projectRoot, 'dist/src/server.js');
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-function startServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const child = spawn(process.execPath, [server], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' },
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"url":"([^"]+)"/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  });
+async function startServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' });
+  return { child, url: await waitForUrl(child, 20_000) };
 }
 
 describe('a person in a browser', () => {

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../src/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { BUILT_SERVER, spawnServer, waitForUrl } from '../helpers/server.js';
 
 // Runs what `npm start` and `npm run manage` run: the compiled output, built by `npm test` first.
-const server = path.join(projectRoot, 'dist/src/server.js');
+const server = BUILT_SERVER;
 const manage = path.join(projectRoot, 'dist/src/cli/manage.js');
 
 interface Finished {
@@ -29,23 +30,6 @@ function run(script: string, args: string[], env: Record<string, string>, stdin 
   });
 }
 
-function waitForUrl(child: ChildProcessWithoutNullStreams): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"url":"([^"]+)"/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (status) => reject(new Error(`server exited with ${status}: ${output}`)));
-  });
-}
-
 describe('the built server and CLI, as a newcomer runs them', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-'));
   const env = { DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1' };
@@ -59,7 +43,7 @@ describe('the built server and CLI, as a newcomer runs them', () => {
     env.DATABASE_URL = database.url;
     const created = await run(manage, ['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password-stdin'], env, 'alice-pw\n');
     expect(created).toMatchObject({ status: 0, stdout: 'User "alice" created.\n' });
-    child = spawn(process.execPath, [server], { env: { PATH: process.env.PATH ?? '', ...env } });
+    child = spawnServer(env);
     url = await waitForUrl(child);
   });
   afterAll(async () => {
@@ -128,9 +112,7 @@ describe('npm start on an empty development database', () => {
 
   /** Starts the server until it serves, then stops it; what it printed before serving. */
   async function startOnce(env: Record<string, string>): Promise<{ printed: string; status: number }> {
-    const child = spawn(process.execPath, [server], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', ...env },
-    });
+    const child = spawnServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', ...env });
     let printed = '';
     child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const url = await waitForUrl(child);
