@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import { createTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
+import { formToken } from '../../helpers/pages.js';
 
 type Agent = ReturnType<typeof request.agent>;
 
@@ -15,13 +16,6 @@ function cookie(res: Response, name: string): string | undefined {
 function setCookieHeader(res: Response, name: string): string | undefined {
   const headers = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
   return headers.find((header) => header.startsWith(`${name}=`));
-}
-
-/** The CSRF token a page's form carries. */
-function formToken(html: string): string {
-  const match = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html);
-  if (!match?.[1]) throw new Error(`no CSRF token in ${html.slice(0, 200)}`);
-  return match[1];
 }
 
 /** Logs in through the form as a browser does; returns the agent (its cookies) and the response. */

@@ -3,6 +3,7 @@ import { loadUserFiles, type LoadProgress } from '../../../src/userdata/loader.j
 import { describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
+import { formToken } from '../../helpers/pages.js';
 import { DJANGO_USERS, LARAVEL_USERS, PASSWORDS, useDataWorkspace } from '../../helpers/userdata.js';
 
 /** A timestamp as the database driver returns it (a Date from PostgreSQL, text from SQLite), in ISO form. */
@@ -38,7 +39,7 @@ describe('loaddata: users brought over from Django and Laravel', () => {
       for (const [username, landed] of [['yamada', 302], ['retired', 200]] as const) {
         const browser = request.agent(createApp(services));
         const page = await browser.get('/api-auth/login/');
-        const csrfmiddlewaretoken = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+        const csrfmiddlewaretoken = formToken(page.text);
         const login = await browser.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken, username, password: PASSWORDS[username] });
         expect([username, login.status]).toEqual([username, landed]);
       }
