@@ -45,7 +45,8 @@ function codePoints(text: string): number {
   return count;
 }
 
-function typeName(value: unknown): string {
+/** A JSON value's kind as Django REST Framework names it in messages (`list`, `null`, `number`, …). */
+export function typeName(value: unknown): string {
   if (value === null) return 'null';
   return Array.isArray(value) ? 'list' : typeof value;
 }

@@ -1,7 +1,7 @@
 import { col, fn, UniqueConstraintError, where } from 'sequelize';
 import { clock } from '../clock.js';
 import { FieldErrors, ValidationError } from '../errors.js';
-import { displayName, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
@@ -53,9 +53,7 @@ export class Accounts {
     readonly hasher: PasswordHasher,
   ) {
     this.users = registry.users();
-    const contract = this.users.declaration.userModel;
-    if (!contract) throw new Error('The user model has no userModel contract');
-    this.contract = contract;
+    this.contract = userModelOf(this.users);
     for (const column of REQUIRED_COLUMNS) {
       if (!(column in this.users.declaration.fields)) throw new Error(`The user model lacks the ${column} field`);
     }

@@ -2,7 +2,7 @@ import { classifyPassword } from '../auth/hashers.js';
 import { FIELD_ERRORS, ValidationError } from '../errors.js';
 import { userModelOf, type BoundResource } from '../registry.js';
 import type { FieldDeclaration, StringField, UserModelContract } from '../resource.js';
-import { Serializer } from '../serializers.js';
+import { Serializer, typeName } from '../serializers.js';
 import { parseTimestamp, utcTimestamp } from '../timestamps.js';
 import { Problem } from './problems.js';
 import type { DataFormat, SourceRecord } from './sources.js';
@@ -41,11 +41,6 @@ export interface ReadRecord {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'list' : typeof value;
 }
 
 /** Empty lists and texts (Django's `groups: []`) are not worth a warning when dropped. */
