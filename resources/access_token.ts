@@ -17,4 +17,11 @@ export default defineResource({
   },
   tokenModel: { userField: 'tokenable_id', loginTokenName: 'comments-api-token' },
   displayField: 'name',
+  // Tokens are issued by logins only (their secret is shown once); staff list and revoke them.
+  admin: {
+    actions: ['list', 'show', 'delete'],
+    list: ['id', 'tokenable_id', 'name', 'last_used_at', 'created_at'],
+    filters: ['tokenable_id', 'name', 'last_used_at', 'created_at'],
+    search: ['name'],
+  },
 });

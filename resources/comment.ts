@@ -20,6 +20,11 @@ export default defineResource({
   },
   ownerField: 'user_id',
   permissions: [isAuthenticated, isOwnerOrStaff],
+  admin: {
+    list: ['id', 'title', 'body', 'user_id', 'updated_at'],
+    filters: ['title', 'body', 'user_id', 'created_at', 'updated_at'],
+    search: ['title', 'body'],
+  },
   sites: {
     paginated: {
       path: 'comments',

@@ -22,6 +22,11 @@ export default defineResource({
     updated_at: field.updatedAt(),
   },
   userModel: { usernameField: 'username', emailField: 'email', displayField: 'name' },
+  admin: {
+    list: ['id', 'username', 'email', 'name', 'is_staff', 'is_superuser', 'is_active'],
+    filters: ['username', 'email', 'name', 'is_staff', 'is_superuser', 'is_active', 'last_login', 'created_at'],
+    search: ['username', 'email', 'name'],
+  },
   sites: {
     // GET /api/user: the logged-in user with their own comments; also the user of a login's answer.
     token: {

@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
 import { siteRouter } from './router.js';
@@ -7,8 +8,13 @@ import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
 
+export interface App extends Express {
+  /** Loads what the first request of a site would otherwise wait for (the admin). */
+  warm(): Promise<void>;
+}
+
 /** The HTTP application: every site over the same resources and database. */
-export function createApp(services: Services): Express {
+export function createApp(services: Services): App {
   const { config, accounts, registry, tokens, logger, sessions } = services;
   const app = express();
   app.disable('x-powered-by');
@@ -16,6 +22,9 @@ export function createApp(services: Services): Express {
   // `/API/…` is not `/api/…`: mount points match case-sensitively, as the routes do.
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.trustProxy);
+  // First: the admin reads its own bodies and has its own session cookie.
+  const admin = lazyAdmin(services);
+  app.use(ADMIN_PATH, admin.handler);
   // The browsable page's script and nothing else: every page works without any external request.
   app.use('/static', express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts);
@@ -44,5 +53,5 @@ export function createApp(services: Services): Express {
   );
   // The root site answers last: its 404 covers every path no other site claims.
   app.use(paginated.mountPath, ...browser, siteRouter(paginated, paginatedRoutes(paginated, registry, config.bodyLimit), logger));
-  return app;
+  return Object.assign(app, { warm: async () => void (await admin.load()) });
 }

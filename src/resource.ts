@@ -130,6 +130,21 @@ export interface TokenModelContract {
   loginTokenName: string;
 }
 
+/** What staff may do with a resource in the admin site. */
+export type AdminAction = 'list' | 'show' | 'new' | 'edit' | 'delete';
+
+/** How the admin site shows a resource; every declared resource has an admin page, these only narrow it. */
+export interface AdminExposure {
+  /** Default: all five. */
+  actions?: readonly AdminAction[];
+  /** Columns of the list; default: the first six visible fields. */
+  list?: readonly string[];
+  /** Fields the list can be filtered by; default: every visible field. */
+  filters?: readonly string[];
+  /** Text fields the search matches (any of them, ignoring case); default: the display field. */
+  search?: readonly string[];
+}
+
 export interface ResourceDeclaration {
   /** Model name, singular, e.g. `Comment`. Its lower-case form keys its labels in `locales/<lang>/resources.json`. */
   name: string;
@@ -145,6 +160,7 @@ export interface ResourceDeclaration {
   displayField?: string;
   permissions?: readonly Permission[];
   sites?: Readonly<Record<string, SiteExposure>>;
+  admin?: AdminExposure;
 }
 
 /** The `as` name of a reference, which an exposure may show (as the referenced row's display name). */
@@ -157,6 +173,16 @@ function assertFields(declaration: ResourceDeclaration, names: readonly string[]
     if (!(name in declaration.fields) && !(aliases && isReferenceAlias(declaration, name))) {
       throw new Error(`Resource ${declaration.name}: ${where} names unknown field "${name}"`);
     }
+  }
+}
+
+function assertAdmin(declaration: ResourceDeclaration): void {
+  const admin = declaration.admin;
+  if (!admin) return;
+  const named = [...(admin.list ?? []), ...(admin.filters ?? []), ...(admin.search ?? [])];
+  assertFields(declaration, named, 'admin');
+  for (const name of named) {
+    if (declaration.fields[name]?.hidden) throw new Error(`Resource ${declaration.name}: hidden field "${name}" cannot be shown in the admin`);
   }
 }
 
@@ -176,6 +202,7 @@ export function defineResource<const T extends ResourceDeclaration>(declaration:
     assertFields(declaration, [declaration.tokenModel.userField], 'tokenModel');
   }
   if (declaration.displayField) assertFields(declaration, [declaration.displayField], 'displayField');
+  assertAdmin(declaration);
   for (const [site, exposure] of Object.entries(declaration.sites ?? {})) {
     assertFields(declaration, exposure.fields, `sites.${site}.fields`, true);
     assertFields(declaration, exposure.retrieveFields ?? [], `sites.${site}.retrieveFields`, true);

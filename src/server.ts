@@ -33,6 +33,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
+  // Not awaited: requests are served meanwhile; an admin request waits for it.
+  app.warm().catch((error: unknown) => services.logger.error({ err: error }, 'the admin site failed to load'));
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const close = async (): Promise<void> => {

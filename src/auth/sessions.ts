@@ -77,21 +77,30 @@ export function shortenAnonymousSession(req: Request): void {
 /** Where the browser login lives (Django REST Framework's `api-auth/`). */
 export const BROWSER_LOGIN_PATH = '/api-auth';
 
+/** A session cookie's name, path and SameSite; the admin's is its own, Strict and under /admin. */
+export interface SessionCookie {
+  name: string;
+  path: string;
+  sameSite: 'lax' | 'strict';
+}
+
+const BROWSER_COOKIE: SessionCookie = { name: SESSION_COOKIE, path: '/', sameSite: 'lax' };
+
 /**
  * Sessions for people in browsers: the cookie is HttpOnly, SameSite=Lax,
  * Secure when the request came over HTTPS (behind a proxy: TRUST_PROXY), and
  * lives SESSION_COOKIE_AGE seconds. Nothing is stored before there is
  * something to keep, so API clients never get a cookie.
  */
-export function sessionMiddleware(config: Config, store: Store): RequestHandler {
+export function sessionMiddleware(config: Config, store: Store, cookie: SessionCookie = BROWSER_COOKIE): RequestHandler {
   return session({
-    name: SESSION_COOKIE,
+    name: cookie.name,
     // Without SECRET_KEY (refused in production) sessions last as long as the process.
     secret: config.secretKey ?? randomBytes(32).toString('hex'),
     store,
     resave: false,
     saveUninitialized: false,
-    cookie: { httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: config.sessionCookieAge * 1000, path: '/' },
+    cookie: { httpOnly: true, sameSite: cookie.sameSite, secure: 'auto', maxAge: config.sessionCookieAge * 1000, path: cookie.path },
   });
 }
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import type { Express } from 'express';
 import request from 'supertest';
-import { createApp } from '../../src/app.js';
+import { createApp, type App } from '../../src/app.js';
 import type { AuthUser } from '../../src/auth/accounts.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -24,7 +23,7 @@ export interface UserSpec {
 }
 
 export interface TestApp {
-  app: Express;
+  app: App;
   services: Services;
   http: ReturnType<typeof request>;
   createUser(username: string, spec?: UserSpec): Promise<AuthUser>;

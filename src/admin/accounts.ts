@@ -1,0 +1,73 @@
+import './env.js';
+import type { BaseProperty } from 'adminjs';
+import type { Accounts } from '../auth/accounts.js';
+import type { AdminPolicy, Refusals, WriteContext } from './resource.js';
+import { VirtualProperty } from './records.js';
+import type { StaffMember } from './staff.js';
+
+/** The form field that sets a new password; the stored hash itself is never a property. */
+export const PASSWORD_PROPERTY = 'password';
+/** Only superusers change these, on anyone. */
+const PRIVILEGES = ['is_staff', 'is_superuser'] as const;
+
+/**
+ * The account model in the admin, as Django's UserAdmin: a password typed in
+ * clear and stored with the product's hasher (left empty on edit, the old one
+ * stays), and privileges checked here, on the server, whatever the page hid.
+ */
+export class AccountPolicy implements AdminPolicy {
+  constructor(private readonly accounts: Accounts) {}
+
+  properties(): BaseProperty[] {
+    return [new VirtualProperty(PASSWORD_PROPERTY, 'password')];
+  }
+
+  async prepare(input: Record<string, unknown>, values: Record<string, unknown>, context: WriteContext): Promise<Refusals> {
+    const refusals: Refusals = { ...this.privilegeRefusals(values, context) };
+    const password = input[PASSWORD_PROPERTY];
+    const typed = typeof password === 'string' && password !== '';
+    if (typed && password.trim() !== '') {
+      values.password = await this.accounts.hasher.make(password);
+    } else if (typed) {
+      refusals[PASSWORD_PROPERTY] = 'accounts.password_blank';
+    } else if (context.row === null) {
+      refusals[PASSWORD_PROPERTY] = 'accounts.password_required';
+    }
+    return refusals;
+  }
+
+  private privilegeRefusals(values: Record<string, unknown>, { staff, row }: WriteContext): Refusals {
+    const refusals: Refusals = {};
+    const current = (name: string): boolean => Boolean(row?.get(name) ?? false);
+    if (!staff.isSuperuser) {
+      if (row && current('is_superuser')) {
+        // A staff member may not touch a superuser's account at all.
+        for (const name of Object.keys(values)) refusals[name] = 'accounts.superuser_only';
+        if (Object.keys(values).length === 0) refusals.is_superuser = 'accounts.superuser_only';
+      }
+      for (const name of PRIVILEGES) {
+        if (name in values && Boolean(values[name]) !== current(name)) refusals[name] = 'accounts.privilege_change';
+      }
+    }
+    if (row && String(row.get('id')) === staff.id) {
+      if (values.is_staff === false) refusals.is_staff = 'accounts.own_staff';
+      if (values.is_active === false) refusals.is_active = 'accounts.own_active';
+    }
+    return refusals;
+  }
+
+  refuseDelete({ staff, row }: WriteContext): string | null {
+    return row ? deleteRefusal(staff, (field) => row.get(field)) : null;
+  }
+
+  offers(action: 'edit' | 'delete', staff: StaffMember, value: (field: string) => unknown): boolean {
+    if (action === 'delete') return deleteRefusal(staff, value) === null;
+    return staff.isSuperuser || !value('is_superuser');
+  }
+}
+
+function deleteRefusal(staff: StaffMember, value: (field: string) => unknown): string | null {
+  if (String(value('id')) === staff.id) return 'accounts.own_delete';
+  if (value('is_superuser') && !staff.isSuperuser) return 'accounts.superuser_only';
+  return null;
+}

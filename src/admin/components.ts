@@ -1,0 +1,9 @@
+import './env.js';
+import path from 'node:path';
+import { ComponentLoader } from 'adminjs';
+import { projectRoot } from '../paths.js';
+
+/** The admin's own front-end components; `npm run build` bundles what is registered here (bundle.ts). */
+export const componentLoader = new ComponentLoader();
+
+export const DASHBOARD_COMPONENT = componentLoader.add('Dashboard', path.join(projectRoot, 'src', 'admin', 'ui', 'dashboard.jsx'));

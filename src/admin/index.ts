@@ -1,0 +1,106 @@
+import './env.js';
+import AdminJS, { type ActionContext, type ActionRequest, type ResourceOptions, type ResourceWithOptions } from 'adminjs';
+import { translator } from '../i18n.js';
+import type { BoundResource, ResourceRegistry } from '../registry.js';
+import type { AdminAction } from '../resource.js';
+import type { Accounts } from '../auth/accounts.js';
+import type { Router } from 'express';
+import type { Services } from '../services.js';
+import { AccountPolicy } from './accounts.js';
+import { adminRouter } from './router.js';
+import { componentLoader, DASHBOARD_COMPONENT } from './components.js';
+import { currentLanguage, localeOption } from './locale.js';
+import { ADMIN_PATH } from './mount.js';
+import { isAdminWritable } from './records.js';
+import { DeclaredResource, type AdminPolicy } from './resource.js';
+import { staffOf } from './staff.js';
+
+const ALL_ACTIONS: readonly AdminAction[] = ['list', 'show', 'new', 'edit', 'delete'];
+const DEFAULT_LIST_COLUMNS = 6;
+const SEARCH_RESULTS = 50;
+
+function visibleFields(resource: BoundResource): string[] {
+  return Object.entries(resource.declaration.fields)
+    .filter(([, field]) => !field.hidden)
+    .map(([name]) => name);
+}
+
+/** Who may run an action on a record: the action must be declared, and the policy must offer it on that row. */
+function accessible(action: AdminAction, allowed: readonly AdminAction[], policy: AdminPolicy | null) {
+  return (context: ActionContext): boolean => {
+    if (!allowed.includes(action)) return false;
+    const staff = staffOf(context);
+    const record = context.record;
+    if (!policy || !record || (action !== 'edit' && action !== 'delete')) return true;
+    return policy.offers(action, staff, (field) => record.param(field));
+  };
+}
+
+function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null): ResourceOptions {
+  const { declaration } = resource.bound;
+  const exposure = declaration.admin ?? {};
+  const visible = visibleFields(resource.bound);
+  const writable = visible.filter((name) => isAdminWritable(declaration.fields[name]!));
+  const extra = policy ? policy.properties().map((property) => property.path()) : [];
+  const allowed = exposure.actions ?? ALL_ACTIONS;
+  const action = (name: AdminAction) => ({ isAccessible: accessible(name, allowed, policy) });
+  return {
+    id: resource.id(),
+    navigation: { name: null, icon: declaration.userModel ? 'Users' : 'Database' },
+    titleProperty: resource.bound.displayFields[0],
+    listProperties: [...(exposure.list ?? visible.slice(0, DEFAULT_LIST_COLUMNS))],
+    showProperties: visible,
+    editProperties: [...writable, ...extra],
+    filterProperties: [...(exposure.filters ?? visible)],
+    sort: { sortBy: 'id', direction: 'desc' },
+    properties: Object.fromEntries(
+      extra.map((name) => [name, { isVisible: { list: false, show: false, filter: false, edit: true } }]),
+    ),
+    actions: {
+      list: action('list'),
+      show: action('show'),
+      new: action('new'),
+      edit: action('edit'),
+      delete: action('delete'),
+      bulkDelete: { isAccessible: (context: ActionContext) => allowed.includes('delete') && Boolean(staffOf(context)) },
+      search: {
+        handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
+          const text = typeof request.params.query === 'string' ? request.params.query : '';
+          const records = await resource.search(text, { limit: SEARCH_RESULTS });
+          return { records: records.map((record) => record.toJSON(context.currentAdmin)) };
+        },
+      },
+    },
+  };
+}
+
+/** The AdminJS instance for every declared resource; the account model brings its password and privileges. */
+export function createAdmin(registry: ResourceRegistry, accounts: Accounts): AdminJS {
+  const bound = registry.all();
+  const resources: ResourceWithOptions[] = bound.map((resource) => {
+    const policy = resource.declaration.userModel ? new AccountPolicy(accounts) : null;
+    const declared = new DeclaredResource(resource, (name) => registry.get(name), policy);
+    return { resource: declared, options: resourceOptions(declared, policy) };
+  });
+  return new AdminJS({
+    rootPath: ADMIN_PATH,
+    loginPath: `${ADMIN_PATH}/login`,
+    logoutPath: `${ADMIN_PATH}/logout`,
+    resources,
+    componentLoader,
+    dashboard: { component: DASHBOARD_COMPONENT },
+    locale: localeOption(bound),
+    branding: async () => ({
+      companyName: translator(currentLanguage(), ['admin'])('brand'),
+      withMadeWithLove: false,
+      logo: false,
+    }),
+    settings: { defaultPerPage: 20 },
+  });
+}
+
+/** The admin site over the services' resources, accounts and session store. */
+export function adminSite(services: Services): Router {
+  const { registry, accounts, config, logger, sessions } = services;
+  return adminRouter({ admin: createAdmin(registry, accounts), accounts, sessionStore: sessions.store, config, logger });
+}

@@ -1,0 +1,62 @@
+import './env.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LocaleTranslations } from 'adminjs';
+import { chooseLanguage, messages, translator, type Language } from '../i18n.js';
+import type { BoundResource } from '../registry.js';
+
+const requestLanguage = new AsyncLocalStorage<Language>();
+
+/** The admin's language: Japanese when the browser prefers it, English otherwise. */
+export function adminLanguage(acceptLanguage: string | undefined): Language {
+  return chooseLanguage(acceptLanguage, 'en');
+}
+
+/** Runs one request's handling with its language, which AdminJS's `locale` function reads. */
+export function withLanguage<T>(language: Language, run: () => T): T {
+  return requestLanguage.run(language, run);
+}
+
+export function currentLanguage(): Language {
+  return requestLanguage.getStore() ?? 'en';
+}
+
+/** Our texts on top of AdminJS's own catalogue of the language: resource and field labels, login page. */
+function translationsFor(language: Language, resources: readonly BoundResource[]): LocaleTranslations {
+  const t = translator(language, ['admin', 'resources']);
+  const labels = messages().getResourceBundle(language, 'resources') as Record<string, { name?: string; fields?: Record<string, string> }>;
+  const resourceTexts: NonNullable<LocaleTranslations['resources']> = {};
+  const resourceLabels: Record<string, string> = {};
+  for (const resource of resources) {
+    const catalogue = labels[resource.key] ?? {};
+    const table = resource.declaration.table;
+    resourceLabels[table] = catalogue.name ?? resource.declaration.name;
+    resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) } };
+  }
+  return {
+    labels: resourceLabels,
+    resources: resourceTexts,
+    components: {
+      Login: {
+        welcomeHeader: t('login.welcome_header'),
+        welcomeMessage: t('login.welcome_message'),
+        properties: { email: t('login.identifier'), password: t('login.password') },
+        loginButton: t('login.submit'),
+      },
+    },
+    messages: { invalidCredentials: t('login.failed'), dashboardTitle: t('dashboard.title') },
+  };
+}
+
+/** AdminJS's `locale` option: one language per page, the request's, with no switcher and no detection in the browser. */
+export function localeOption(resources: readonly BoundResource[]) {
+  const cache = new Map<Language, LocaleTranslations>();
+  return async () => {
+    const language = currentLanguage();
+    let translations = cache.get(language);
+    if (!translations) {
+      translations = translationsFor(language, resources);
+      cache.set(language, translations);
+    }
+    return { language, availableLanguages: [language], localeDetection: false, translations: { [language]: translations } };
+  };
+}

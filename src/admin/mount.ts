@@ -1,0 +1,34 @@
+/**
+ * Mounts the admin without importing AdminJS up front: loading it takes about
+ * a second and a half, which neither the first API request nor a test of
+ * another site should wait for. The server warms it right after it listens.
+ */
+import type { RequestHandler, Router } from 'express';
+import type { Services } from '../services.js';
+
+/** Where the admin site lives. */
+export const ADMIN_PATH = '/admin';
+
+export interface LazyAdmin {
+  handler: RequestHandler;
+  /** Loads AdminJS and builds the router (once). */
+  load(): Promise<Router>;
+}
+
+export function lazyAdmin(services: Services): LazyAdmin {
+  let loading: Promise<Router> | undefined;
+  const load = (): Promise<Router> => {
+    loading ??= (async () => {
+      const { adminSite } = await import('./index.js');
+      return adminSite(services);
+    })();
+    return loading;
+  };
+  const handler: RequestHandler = (req, res, next) => {
+    load().then(
+      (router) => router(req, res, next),
+      (error: unknown) => next(error),
+    );
+  };
+  return { handler, load };
+}

@@ -1,0 +1,248 @@
+import './env.js';
+import path from 'node:path';
+import { convertToExpressRoute } from '@adminjs/express';
+import AdminJS, { ForbiddenError, NotFoundError, Router as AdminRoutes, ValidationError as AdminValidationError } from 'adminjs';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Store } from 'express-session';
+import type { Accounts, AuthUser } from '../auth/accounts.js';
+import { sessionMiddleware } from '../auth/sessions.js';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { translator, type Language } from '../i18n.js';
+import type { Logger } from '../logger.js';
+import { requestData } from '../parsers.js';
+import { BUNDLE_FILE } from './env.js';
+import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
+import type { StaffMember } from './staff.js';
+
+/** The admin's own cookie: only ever sent to /admin, and never on a request another site starts. */
+export const ADMIN_SESSION_COOKIE = 'admin_sessionid';
+/** The translation key AdminJS's login page shows after a refusal (ours, in `admin.json`). */
+const LOGIN_REFUSED = 'invalidCredentials';
+/** Keys that would reach an object's prototype through AdminJS's flattening of params. */
+const POLLUTING = /(^|[.~[\]])(__proto__|constructor|prototype)($|[.~[\]])/;
+const ASSET_MAX_AGE = '1h';
+/** Where AdminJS's pages load our components from; `npm run build` made the file. */
+const COMPONENTS_BUNDLE_PATH = '/frontend/assets/components.bundle.js';
+
+declare module 'express-session' {
+  interface SessionData {
+    adminUserId?: number;
+  }
+}
+
+export interface AdminRouterOptions {
+  admin: AdminJS;
+  accounts: Accounts;
+  sessionStore: Store;
+  config: Config;
+  logger: Logger;
+}
+
+interface StaffLocals {
+  staff?: StaffMember;
+}
+
+/** Only flat string values under safe keys; anything else is not a form field AdminJS knows. */
+function safeFields(data: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return fields;
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === 'string' && !POLLUTING.test(key)) fields[key] = value;
+  }
+  return fields;
+}
+
+/** The query string without keys that name a prototype; repeated keys keep their last value. */
+function safeQuery(query: Request['query']): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    const last = Array.isArray(value) ? value.at(-1) : value;
+    if (typeof last === 'string' && !POLLUTING.test(key)) result[key] = last;
+  }
+  return result;
+}
+
+/** Text AdminJS writes into a script element as JSON: no markup may close it. */
+function inert(text: string): string {
+  return text.replace(/[<>&]/g, '');
+}
+
+function toStaffMember(user: AuthUser, language: Language): StaffMember {
+  return {
+    id: String(user.id),
+    email: inert(user.username),
+    title: inert(user.displayName),
+    isSuperuser: user.isSuperuser,
+    language,
+  };
+}
+
+function isApiPath(req: Request): boolean {
+  return req.path.startsWith('/api/');
+}
+
+/** A form posted from another site never reaches an admin action, even by a browser that ignores SameSite. */
+function sameOrigin(req: Request): boolean {
+  if (req.headers['sec-fetch-site'] === 'cross-site') return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+function regenerate(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.regenerate((error?: unknown) => (error ? reject(error) : resolve())));
+}
+
+function destroy(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.destroy((error?: unknown) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * `/admin`: AdminJS's pages and API behind its own login. The account is
+ * loaded again on every request, so a staff member who is deactivated or
+ * loses the staff right is out at once.
+ */
+export function adminRouter(options: AdminRouterOptions): Router {
+  const { admin, accounts, config, logger } = options;
+  const rootPath = admin.options.rootPath;
+  const loginPath = `${rootPath}/login`;
+  const router = express.Router({ caseSensitive: true, strict: false });
+
+  router.use((req, res, next) => {
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Vary', 'Accept-Language, Cookie');
+    withLanguage(adminLanguage(req.headers['accept-language']), next);
+  });
+
+  const assets = [...AdminRoutes.assets, { path: COMPONENTS_BUNDLE_PATH, src: BUNDLE_FILE }];
+  for (const asset of assets) {
+    const file = path.resolve(asset.src);
+    router.get(asset.path, (_req, res, next) => res.sendFile(file, { maxAge: ASSET_MAX_AGE }, (error) => error && next(error)));
+  }
+
+  router.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.use(sessionMiddleware(config, options.sessionStore, { name: ADMIN_SESSION_COOKIE, path: rootPath, sameSite: 'strict' }));
+
+  const renderLogin = async (res: Response, refused: boolean): Promise<void> => {
+    const html = await admin.renderLogin({ action: loginPath, errorMessage: refused ? LOGIN_REFUSED : null });
+    res.type('html').send(html);
+  };
+
+  router.get('/login', async (req, res, next) => {
+    try {
+      if (req.session.adminUserId !== undefined) return res.redirect(302, rootPath);
+      await renderLogin(res, false);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.post('/login', async (req, res, next) => {
+    try {
+      if (!sameOrigin(req)) throw new ForbiddenError('cross-site login');
+      const fields = safeFields(await requestData(req, config.bodyLimit));
+      const identifier = (fields.email ?? '').trim();
+      const row = (await accounts.findByEmail(identifier, { withHidden: true })) ?? (await accounts.findByUsername(identifier, { withHidden: true }));
+      // One refusal for every failure, after the same single password check.
+      const verified = await accounts.verify(row, fields.password ?? '');
+      if (!verified || !row || !row.get('is_staff')) return await renderLogin(res, true);
+      await regenerate(req);
+      req.session.adminUserId = row.get('id') as number;
+      await accounts.recordLogin(row);
+      res.redirect(302, rootPath);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.get('/logout', async (req, res, next) => {
+    try {
+      await destroy(req);
+      res.clearCookie(ADMIN_SESSION_COOKIE, { path: rootPath });
+      res.redirect(302, loginPath);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.use(async (req, res: Response<unknown, StaffLocals>, next) => {
+    try {
+      const id = req.session.adminUserId;
+      const user = id === undefined ? null : await accounts.findActiveById(id);
+      if (user?.isStaff) {
+        res.locals.staff = toStaffMember(user, currentLanguage());
+        return next();
+      }
+      if (id !== undefined) await destroy(req);
+      if (isApiPath(req)) return res.status(401).json({ message: translator(currentLanguage(), ['admin'])('errors.forbidden') });
+      res.redirect(302, loginPath);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  for (const route of AdminRoutes.routes) {
+    if (route.action === 'bundleComponents') continue;
+    const routePath = convertToExpressRoute(route.path) || '/';
+    const handler = routeHandler(admin, route, config.bodyLimit);
+    if (route.method === 'GET') router.get(routePath, handler);
+    else router.post(routePath, handler);
+  }
+
+  router.use((req, res) => {
+    res.status(404);
+    if (isApiPath(req)) res.json({ message: translator(currentLanguage(), ['admin'])('errors.not_found') });
+    else res.type('text').send(translator(currentLanguage(), ['admin'])('errors.not_found'));
+  });
+
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { status, key } = describeError(error);
+    if (status >= 500) logger.error({ err: error, path: req.path }, 'admin request failed');
+    const message = error instanceof AdminValidationError && error.baseError?.message ? error.baseError.message : translator(currentLanguage(), ['admin', 'common'])(key);
+    res.status(status);
+    if (isApiPath(req) || req.method !== 'GET') res.json({ notice: { message, type: 'error' } });
+    else res.type('text').send(message);
+  });
+  return router;
+}
+
+function describeError(error: unknown): { status: number; key: string } {
+  if (error instanceof NotFoundError) return { status: 404, key: 'errors.not_found' };
+  // AdminJS says this when a resource id names no resource.
+  if (error instanceof Error && error.message.startsWith('There are no resources')) return { status: 404, key: 'errors.not_found' };
+  if (error instanceof ForbiddenError) return { status: 403, key: 'errors.forbidden' };
+  if (error instanceof AdminValidationError) return { status: 400, key: 'errors.validation_failed' };
+  if (error instanceof ApiError) return { status: error.status, key: error.messageKey };
+  return { status: 500, key: 'errors.server_error' };
+}
+
+type AdminRoute = (typeof AdminRoutes.routes)[number];
+type Controller = Record<string, (request: unknown, response: Response) => Promise<unknown>>;
+
+/** One AdminJS controller action, with the staff member the session holds and a sanitised payload. */
+function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): RequestHandler {
+  return async (req, res: Response<unknown, StaffLocals>, next) => {
+    try {
+      const method = req.method.toLowerCase();
+      if (method === 'post' && !sameOrigin(req)) throw new ForbiddenError('cross-site request');
+      const payload = method === 'post' ? safeFields(await requestData(req, bodyLimit)) : {};
+      const controller = new route.Controller({ admin }, res.locals.staff) as unknown as Controller;
+      const action = controller[route.action];
+      if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');
+      const result = await action.call(controller, { params: req.params, query: safeQuery(req.query), payload, method }, res);
+      if (route.contentType) res.type(route.contentType);
+      if (typeof result === 'string') res.send(result);
+      else res.json(result);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
