@@ -206,7 +206,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, key } = describeError(error);
     if (status >= 500) logger.error({ err: error, path: req.path }, 'admin request failed');
-    const message = error instanceof AdminValidationError && error.baseError?.message ? error.baseError.message : translator(currentLanguage(), ['admin', 'common'])(key);
+    const message = error instanceof AdminValidationError && error.baseError?.message ? error.baseError.message : translator(currentLanguage(), ['admin', 'paginated', 'common'])(key);
     res.status(status);
     if (isApiPath(req) || req.method !== 'GET') res.json({ notice: { message, type: 'error' } });
     else res.type('text').send(message);
@@ -218,6 +218,8 @@ function describeError(error: unknown): { status: number; key: string } {
   if (error instanceof NotFoundError) return { status: 404, key: 'errors.not_found' };
   // AdminJS says this when a resource id names no resource.
   if (error instanceof Error && error.message.startsWith('There are no resources')) return { status: 404, key: 'errors.not_found' };
+  // AdminJS's new action says this to a GET.
+  if (error instanceof Error && error.message.includes('only via `post`')) return { status: 405, key: 'errors.method_not_allowed' };
   if (error instanceof ForbiddenError) return { status: 403, key: 'errors.forbidden' };
   if (error instanceof AdminValidationError) return { status: 400, key: 'errors.validation_failed' };
   if (error instanceof ApiError) return { status: error.status, key: error.messageKey };
@@ -233,7 +235,9 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
     try {
       const method = req.method.toLowerCase();
       if (method === 'post' && !sameOrigin(req)) throw new ForbiddenError('cross-site request');
-      const payload = method === 'post' ? safeFields(await requestData(req, bodyLimit)) : {};
+      // AdminJS posts deletions with no body at all.
+      const hasForm = method === 'post' && req.headers['content-type'] !== undefined;
+      const payload = hasForm ? safeFields(await requestData(req, bodyLimit)) : {};
       const controller = new route.Controller({ admin }, res.locals.staff) as unknown as Controller;
       const action = controller[route.action];
       if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');

@@ -87,6 +87,29 @@ export interface SessionCookie {
 const BROWSER_COOKIE: SessionCookie = { name: SESSION_COOKIE, path: '/', sameSite: 'lax' };
 
 /**
+ * One middleware's view of the shared store: express-session writes its
+ * cookie settings onto the store object it is given (`store.generate`), so
+ * two middlewares over one store would hand out each other's cookies.
+ */
+class StoreView extends Store {
+  constructor(private readonly inner: Store) {
+    super();
+  }
+
+  override get(sid: string, callback: (error: unknown, session?: SessionData | null) => void): void {
+    this.inner.get(sid, callback);
+  }
+
+  override set(sid: string, session: SessionData, callback?: (error?: unknown) => void): void {
+    this.inner.set(sid, session, callback);
+  }
+
+  override destroy(sid: string, callback?: (error?: unknown) => void): void {
+    this.inner.destroy(sid, callback);
+  }
+}
+
+/**
  * Sessions for people in browsers: the cookie is HttpOnly, SameSite=Lax,
  * Secure when the request came over HTTPS (behind a proxy: TRUST_PROXY), and
  * lives SESSION_COOKIE_AGE seconds. Nothing is stored before there is
@@ -97,7 +120,7 @@ export function sessionMiddleware(config: Config, store: Store, cookie: SessionC
     name: cookie.name,
     // Without SECRET_KEY (refused in production) sessions last as long as the process.
     secret: config.secretKey ?? randomBytes(32).toString('hex'),
-    store,
+    store: new StoreView(store),
     resave: false,
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: cookie.sameSite, secure: 'auto', maxAge: config.sessionCookieAge * 1000, path: cookie.path },
