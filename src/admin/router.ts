@@ -63,6 +63,11 @@ function safeQuery(query: Request['query']): Record<string, string> {
   return result;
 }
 
+/** AdminJS's pages link Roboto from Google Fonts: the admin makes no request outside the product. */
+function withoutExternalFonts(html: string): string {
+  return html.replace(/<link[^>]*fonts\.googleapis\.com[^>]*>/g, '');
+}
+
 /** Text AdminJS writes into a script element as JSON: no markup may close it. */
 function inert(text: string): string {
   return text.replace(/[<>&]/g, '');
@@ -133,7 +138,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
 
   const renderLogin = async (res: Response, refused: boolean): Promise<void> => {
     const html = await admin.renderLogin({ action: loginPath, errorMessage: refused ? LOGIN_REFUSED : null });
-    res.type('html').send(html);
+    res.type('html').send(withoutExternalFonts(html));
   };
 
   router.get('/login', async (req, res, next) => {
@@ -243,7 +248,7 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
       if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');
       const result = await action.call(controller, { params: req.params, query: safeQuery(req.query), payload, method }, res);
       if (route.contentType) res.type(route.contentType);
-      if (typeof result === 'string') res.send(result);
+      if (typeof result === 'string') res.send(withoutExternalFonts(result));
       else res.json(result);
     } catch (error) {
       next(error);
