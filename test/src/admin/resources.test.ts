@@ -263,6 +263,25 @@ describe('the admin resources', () => {
       expect((await staffer.get('/admin/api/resources/personal_access_tokens/actions/new')).body.notice?.type).toBe('error');
     });
 
+    test('a token cannot be edited, even by a forged request', async () => {
+      const row = await t.services.registry.tokens()!.model.findOne();
+      const id = String(row?.get('id'));
+      const res = await submit(staffer, `personal_access_tokens/records/${id}/edit`, { name: 'renamed' });
+      expect(res.body.notice.type).toBe('error');
+      await row?.reload();
+      expect(row?.get('name')).not.toBe('renamed');
+    });
+
+    test('a body over the limit is refused with 413 and saves nothing', async () => {
+      const alice = await userId(t, 'alice');
+      const res = await staffer
+        .post(`/admin/api/resources/users/records/${alice}/edit`)
+        .type('form')
+        .send({ name: 'x'.repeat(t.services.config.bodyLimit + 10) });
+      expect(res.status).toBe(413);
+      expect((await userRow(t, 'alice')).get('name')).toBe('Alice Liddell');
+    });
+
     test('deleting a token revokes it', async () => {
       const token = await apiToken(t, 'alice');
       await request(t.app).get('/api/user').auth(token, { type: 'bearer' }).expect(200);
