@@ -68,6 +68,13 @@ function cleanString(spec: WritableField, raw: unknown): Cleaned {
   return { value };
 }
 
+/** A boolean in any spelling Django REST Framework accepts; undefined for anything else. */
+export function parseBoolean(raw: unknown): boolean | undefined {
+  if (TRUE_VALUES.has(raw)) return true;
+  if (FALSE_VALUES.has(raw)) return false;
+  return undefined;
+}
+
 function cleanBoolean(raw: unknown): Cleaned {
   if (TRUE_VALUES.has(raw)) return { value: true };
   if (FALSE_VALUES.has(raw)) return { value: false };

@@ -62,8 +62,10 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
       new: action('new'),
       edit: action('edit'),
       delete: action('delete'),
-      bulkDelete: { isAccessible: (context: ActionContext) => allowed.includes('delete') && Boolean(staffOf(context)) },
+      // AdminJS asks this once per selected record: one refused row stops the whole bulk delete.
+      bulkDelete: action('delete'),
       search: {
+        isAccessible: allowed.includes('list'),
         handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
           const text = typeof request.params.query === 'string' ? request.params.query : '';
           const records = await resource.search(text, { limit: SEARCH_RESULTS });

@@ -12,6 +12,7 @@ import { translator, type Language } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
 import { BUNDLE_FILE } from './env.js';
+import { assertKnownAction, normalizeBooleans, type RouteTarget } from './requests.js';
 import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
 import type { StaffMember } from './staff.js';
 
@@ -93,7 +94,8 @@ function sameOrigin(req: Request): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {
-    return new URL(origin).host === req.headers.host;
+    // req.host: the Host header, or X-Forwarded-Host behind a trusted proxy (TRUST_PROXY).
+    return new URL(origin).host === req.host;
   } catch {
     return false;
   }
@@ -228,6 +230,9 @@ function describeError(error: unknown): { status: number; key: string } {
   if (error instanceof ForbiddenError) return { status: 403, key: 'errors.forbidden' };
   if (error instanceof AdminValidationError) return { status: 400, key: 'errors.validation_failed' };
   if (error instanceof ApiError) return { status: error.status, key: error.messageKey };
+  // Express's own refusals, e.g. a path with a broken percent-escape.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) return { status, key: 'errors.bad_request' };
   return { status: 500, key: 'errors.server_error' };
 }
 
@@ -242,11 +247,14 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
       if (method === 'post' && !sameOrigin(req)) throw new ForbiddenError('cross-site request');
       // AdminJS posts deletions with no body at all.
       const hasForm = method === 'post' && req.headers['content-type'] !== undefined;
-      const payload = hasForm ? safeFields(await requestData(req, bodyLimit)) : {};
+      const params = req.params as RouteTarget;
+      assertKnownAction(admin, route.path, params);
+      const form = hasForm ? safeFields(await requestData(req, bodyLimit)) : {};
+      const payload = normalizeBooleans(admin, params.resourceId, form, currentLanguage());
       const controller = new route.Controller({ admin }, res.locals.staff) as unknown as Controller;
       const action = controller[route.action];
       if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');
-      const result = await action.call(controller, { params: req.params, query: safeQuery(req.query), payload, method }, res);
+      const result = await action.call(controller, { params, query: safeQuery(req.query), payload, method }, res);
       if (route.contentType) res.type(route.contentType);
       if (typeof result === 'string') res.send(withoutExternalFonts(result));
       else res.json(result);

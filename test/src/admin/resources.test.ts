@@ -167,6 +167,10 @@ describe('the admin resources', () => {
         expect([query, res.status < 500]).toEqual([query, true]);
       }
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      for (const path of ['actions/nothing', 'actions/constructor', 'records/1/nothing', 'records/1/list', 'bulk/toString?recordIds=1']) {
+        expect([path, (await staffer.get(`/admin/api/resources/users/${path}`)).status]).toEqual([path, 404]);
+      }
+      expect((await staffer.get('/admin/api/resources/%ZZ/actions/list')).status).toBe(400);
       // AdminJS's API answers a record it cannot find with an error notice for its page to show.
       expect((await staffer.get('/admin/api/resources/users/records/abc/show')).body.notice.type).toBe('error');
       expect((await staffer.get('/admin/api/resources/users/actions/new')).status).toBe(405);
@@ -205,6 +209,26 @@ describe('the admin resources', () => {
       expect(await t.services.accounts.findByUsername('boss')).not.toBeNull();
     });
 
+    test('a bulk delete that includes a superuser deletes nothing', async () => {
+      await t.createUser('bystander');
+      const ids = `${await userId(t, 'bystander')},${await userId(t, 'boss')}`;
+      await staffer.post(`/admin/api/resources/users/bulk/bulkDelete?recordIds=${ids}`);
+      expect(await t.services.accounts.findByUsername('bystander')).not.toBeNull();
+      expect(await t.services.accounts.findByUsername('boss')).not.toBeNull();
+    });
+
+    test('booleans keep the meaning of every spelling the APIs accept, and others are refused', async () => {
+      await t.createUser('flipper', { staff: true });
+      const id = await userId(t, 'flipper');
+      await submit(root, `users/records/${id}/edit`, { is_staff: '0' }).expect(200);
+      expect((await userRow(t, 'flipper')).get('is_staff')).toBe(false);
+      await submit(root, `users/records/${id}/edit`, { is_active: 'off' }).expect(200);
+      expect((await userRow(t, 'flipper')).get('is_active')).toBe(false);
+      const refused = await submit(root, `users/records/${id}/edit`, { is_active: 'maybe' });
+      expect(refused.status).toBe(400);
+      expect((await userRow(t, 'flipper')).get('is_active')).toBe(false);
+    });
+
     test('a superuser grants and withdraws staff rights', async () => {
       await t.createUser('promoted');
       const id = await userId(t, 'promoted');
@@ -224,6 +248,12 @@ describe('the admin resources', () => {
       await root.post(`/admin/api/resources/users/bulk/bulkDelete?recordIds=${id}`);
       const row = await userRow(t, 'root');
       expect([row.get('is_staff'), row.get('is_active')]).toEqual([true, true]);
+    });
+
+    test('an action posted on a route of another kind runs nothing', async () => {
+      const res = await submit(staffer, `users/bulk/new?recordIds=${await userId(t, 'alice')}`, { username: 'sideways', email: 'sideways@example.com', password: 'pw-123456' });
+      expect(res.status).toBe(404);
+      expect(await t.services.accounts.findByUsername('sideways')).toBeNull();
     });
 
     test('a write posted from another site is refused', async () => {
