@@ -189,7 +189,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
         return next();
       }
       if (id !== undefined) await destroy(req);
-      if (isApiPath(req)) return res.status(401).json({ message: translator(currentLanguage(), ['admin'])('errors.forbidden') });
+      if (isApiPath(req)) return res.status(401).json({ message: translator(currentLanguage(), ['paginated'])('errors.not_authenticated') });
       res.redirect(302, loginPath);
     } catch (error) {
       next(error);

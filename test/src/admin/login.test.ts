@@ -95,8 +95,9 @@ describe('the admin login at /admin/login', () => {
     const page = await request(t.app).get('/admin/resources/users');
     expect(page.status).toBe(302);
     expect(page.headers.location).toBe('/admin/login');
-    const api = await request(t.app).get('/admin/api/resources/users/actions/list');
+    const api = await request(t.app).get('/admin/api/resources/users/actions/list').set('Accept-Language', 'en');
     expect(api.status).toBe(401);
+    expect(api.body).toEqual({ message: 'Authentication credentials were not provided.' });
   });
 
   test('a staff member who is deactivated is logged out on the next request', async () => {
