@@ -75,13 +75,17 @@ export function userModelOf(resource: BoundResource): UserModelContract {
   return contract;
 }
 
-/** How a row is named for people: its first non-empty display column. */
-export function displayName(resource: BoundResource, row: Row): string {
+/** How a row is named for people: its first non-empty display column ('' if none); `value` reads a column. */
+export function displayNameOf(resource: BoundResource, value: (field: string) => unknown): string {
   for (const name of resource.displayFields) {
-    const value = row.get(name);
-    if (value !== null && value !== undefined && value !== '') return String(value);
+    const found = value(name);
+    if (found !== null && found !== undefined && found !== '') return String(found);
   }
   return '';
+}
+
+export function displayName(resource: BoundResource, row: Row): string {
+  return displayNameOf(resource, (field) => row.get(field));
 }
 
 function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, timestamps: Timestamps): RowModel {

@@ -1,6 +1,6 @@
 import './env.js';
 import { BaseProperty, BaseRecord, type BaseResource, type CurrentAdmin, type PropertyType, type RecordJSON } from 'adminjs';
-import type { BoundResource } from '../registry.js';
+import { displayNameOf, type BoundResource } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
 
 const PROPERTY_TYPES: Record<FieldDeclaration['kind'], PropertyType> = {
@@ -80,11 +80,7 @@ export class DeclaredRecord extends BaseRecord {
   }
 
   override title(): string {
-    for (const name of this.bound.displayFields) {
-      const value: unknown = this.param(name);
-      if (value !== null && value !== undefined && value !== '') return String(value);
-    }
-    return String(this.id());
+    return displayNameOf(this.bound, (field) => this.param(field)) || String(this.id());
   }
 
   override toJSON(currentAdmin?: CurrentAdmin): RecordJSON {

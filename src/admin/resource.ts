@@ -60,6 +60,8 @@ function boundedInteger(value: unknown, min: number, max: number, fallback: numb
  */
 export class DeclaredResource extends SequelizeResource {
   private readonly declared: DeclaredProperty[];
+  /** The declared properties and the policy's, made once: AdminJS asks for them on every filter and decoration. */
+  private readonly all: BaseProperty[];
   private readonly serializer: Serializer;
 
   constructor(
@@ -72,6 +74,7 @@ export class DeclaredResource extends SequelizeResource {
     this.declared = entries.map(
       ([name, field], index) => new DeclaredProperty(name, field, field.kind === 'reference' ? targets(field.to) : undefined, index),
     );
+    this.all = [...this.declared, ...(policy?.properties() ?? [])];
     const writable = entries.filter(([, field]) => isAdminWritable(field)).map(([name]) => name);
     this.serializer = new Serializer(bound, { fields: writable, formatTimestamp: utcTimestamp });
   }
@@ -81,11 +84,11 @@ export class DeclaredResource extends SequelizeResource {
   }
 
   override properties(): BaseProperty[] {
-    return [...this.declared, ...(this.policy?.properties() ?? [])];
+    return this.all;
   }
 
   override property(path: string): BaseProperty | null {
-    return this.properties().find((property) => property.path() === path) ?? null;
+    return this.all.find((property) => property.path() === path) ?? null;
   }
 
   override build(params: ParamsType): DeclaredRecord {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
 import { adminAgent, submit, type Agent } from '../../helpers/admin.js';
+import { formToken } from '../../helpers/pages.js';
 import { WITH_HIDDEN } from '../../../src/registry.js';
 
 const LOAD_TIMEOUT = 60_000;
@@ -118,8 +119,7 @@ describe('the admin resources', () => {
       expect(login.status).toBe(201);
       const agent = request.agent(t.app);
       const page = await agent.get('/api-auth/login/');
-      const csrf = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
-      const browser = await agent.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken: csrf, username: 'newbie', password: 'newbie-password' });
+      const browser = await agent.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken: formToken(page.text), username: 'newbie', password: 'newbie-password' });
       expect(browser.status).toBe(302);
     });
 
