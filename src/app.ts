@@ -15,7 +15,7 @@ export interface App extends Express {
 
 /** The HTTP application: every site over the same resources and database. */
 export function createApp(services: Services): App {
-  const { config, accounts, registry, tokens, logger, sessions } = services;
+  const { config, accounts, registry, tokens, logger, sessions, throttles } = services;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -32,19 +32,20 @@ export function createApp(services: Services): App {
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
 
   if (tokens) {
-    const token = tokenSite(config, tokens);
-    const services = { config, registry, accounts, tokens, bodyLimit: config.bodyLimit };
+    const token = tokenSite(config, tokens, throttles);
+    const services = { config, registry, accounts, tokens, loginThrottle: throttles.login, bodyLimit: config.bodyLimit };
     app.use(token.mountPath, ...browser, siteRouter(token, tokenRoutes(token, services), logger));
     // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
     app.use('/sanctum', ...browser, siteRouter(token, [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }], logger));
   }
-  const paginated = paginatedSite(config, accounts);
+  const paginated = paginatedSite(config, accounts, throttles);
   const [firstList] = registry.exposedOn(paginated.name);
   app.use(
     BROWSER_LOGIN_PATH,
     ...browser,
     browserLoginRouter({
       accounts,
+      loginThrottle: throttles.login,
       bodyLimit: config.bodyLimit,
       sessionCookieAge: config.sessionCookieAge,
       defaultNext: firstList ? `/${firstList.exposure.path}/` : '/',

@@ -4,6 +4,7 @@ import type { AccessToken, AccessTokens } from './auth/tokens.js';
 import type { RequestContext } from './context.js';
 import { enforceCsrf } from './auth/csrf.js';
 import { ApiError } from './errors.js';
+import type { LoginThrottle } from './throttling.js';
 
 /** Who a request is, and the token it proved it with (DRF's request.user and request.auth). */
 export interface Authenticated {
@@ -50,6 +51,7 @@ export class BasicAuthentication implements Authenticator {
 
   constructor(
     private readonly accounts: Accounts,
+    private readonly throttle: LoginThrottle,
     realm = 'api',
   ) {
     this.challenge = `Basic realm="${realm}"`;
@@ -61,7 +63,7 @@ export class BasicAuthentication implements Authenticator {
     if (values.length === 0) throw new ApiError('basic_header_no_credentials');
     if (values.length > 1) throw new ApiError('basic_header_spaces');
     const { username, password } = decodeCredentials(values[0] ?? '');
-    const user = await this.accounts.authenticate(username, password);
+    const user = await this.accounts.authenticate(username, password, this.throttle.guard(req));
     if (!user) throw new ApiError('authentication_failed');
     return { user };
   }

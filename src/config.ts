@@ -24,13 +24,27 @@ export interface Config {
   /** IANA zone in which the paginated site shows timestamps. */
   timeZone: string;
   apiForceJson: boolean;
+  /** Rate-limit counters live here when set, shared by every process; else in each process's memory. */
   redisUrl: string | undefined;
+  /** Prefix of every Redis key the service writes, so that several deployments can share one Redis. */
+  redisPrefix: string;
+  /** Failed password checks allowed per account, and per client address, in a window; null: unlimited. */
+  loginRateAccount: Rate | null;
+  loginRateAddress: Rate | null;
+  /** Requests per client (user, or address when anonymous) on the API sites; null (default): unlimited. */
+  apiRateLimit: Rate | null;
   webConcurrency: number;
   /** PBKDF2 iterations of new password hashes (Django's 600,000 unless a test lowers it). */
   passwordIterations: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
   logLevel: string;
+}
+
+/** `limit` events per `seconds`, written `10/hour`, `5/15min` or `60` (per minute). */
+export interface Rate {
+  limit: number;
+  seconds: number;
 }
 
 /** A setting with a value that cannot be used; the message key is in `locales/<lang>/cli.json`. */
@@ -93,6 +107,24 @@ function trustProxy(env: Env): boolean | number | string {
   return raw;
 }
 
+const RATE_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+const RATE = /^(\d+)\s*(?:\/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour|d|day)s?)?$/i;
+
+/** DRF's `number/period` (`100/day`), with an optional period count (`5/15min`); `off` or `0` turns it off. */
+function rate(env: Env, name: string, fallback: string | null): Rate | null {
+  const raw = text(env, name) ?? fallback;
+  if (raw === null || /^(off|0)$/i.test(raw)) return null;
+  const match = RATE.exec(raw);
+  const limit = Number(match?.[1]);
+  const periods = match?.[2] ? Number(match[2]) : 1;
+  const unit = RATE_UNITS[(match?.[3] ?? 'm').charAt(0).toLowerCase()] ?? 0;
+  const seconds = periods * unit;
+  if (!match || !(limit >= 1 && limit <= 1_000_000_000) || !(seconds >= 1 && seconds <= 31_536_000)) {
+    throw new ConfigError(name, raw, 'a rate such as 10/hour, 5/15min or off');
+  }
+  return { limit, seconds };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const expiration = text(env, 'TOKEN_EXPIRATION_MINUTES');
   const environment = text(env, 'NODE_ENV') ?? 'development';
@@ -111,6 +143,10 @@ export function loadConfig(env: Env = process.env): Config {
     timeZone: timeZone(env),
     apiForceJson: flag(env, 'API_FORCE_JSON'),
     redisUrl: text(env, 'REDIS_URL'),
+    redisPrefix: text(env, 'REDIS_PREFIX') ?? 'comments',
+    loginRateAccount: rate(env, 'LOGIN_RATE_ACCOUNT', '10/hour'),
+    loginRateAddress: rate(env, 'LOGIN_RATE_ADDRESS', '100/hour'),
+    apiRateLimit: rate(env, 'API_RATE_LIMIT', null),
     webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
     passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),

@@ -98,6 +98,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
       name = endpoint.name(ctx);
       ctx.renderer = selectRenderer(req, site.renderers);
       await authenticateRequest(ctx);
+      await site.throttle?.allow(req, res, ctx.user?.id ?? null);
       const entry = actionFor(endpoint, req.method === 'HEAD' ? 'GET' : req.method);
       checkPermissions(ctx, endpoint.permissions, entry?.action ?? null);
       if (!entry) throw new ApiError('method_not_allowed', { method: req.method, allowed: supported });

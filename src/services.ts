@@ -8,6 +8,7 @@ import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrator.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadDeclarations, ResourceRegistry } from './registry.js';
+import { createThrottles, type Throttles } from './throttling.js';
 import type { ResourceDeclaration } from './resource.js';
 
 /** What the app, the CLI and the tests share: one database, its resources and accounts. */
@@ -21,6 +22,8 @@ export interface Services {
   tokens: AccessTokens | null;
   /** Where browser sessions live (the `sessions` table). */
   sessions: SessionStore;
+  /** Rate limits: in memory, or in Redis when REDIS_URL is set. */
+  throttles: Throttles;
   close(): Promise<void>;
 }
 
@@ -48,11 +51,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
       ? new AccessTokens(tokenModel, accounts, { expirationMinutes: config.tokenExpirationMinutes })
       : null;
     const sessions = createSessionStore(sequelize, config.sessionCookieAge);
+    const throttles = createThrottles(config, logger);
     const close = async (): Promise<void> => {
       sessions.close();
+      await throttles.close();
       await sequelize.close();
     };
-    return { config, logger, sequelize, registry, accounts, tokens, sessions, close };
+    return { config, logger, sequelize, registry, accounts, tokens, sessions, throttles, close };
   } catch (error) {
     await sequelize.close();
     throw error;

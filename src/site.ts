@@ -4,6 +4,7 @@ import type { ApiError } from './errors.js';
 import type { Language } from './i18n.js';
 import type { PageLinks } from './pagination.js';
 import type { Renderer } from './renderers.js';
+import type { RequestThrottle } from './throttling.js';
 import type { PageSizes, SiteExposure } from './resource.js';
 
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
@@ -32,6 +33,8 @@ export interface Site {
   readonly namespaces: readonly string[];
   readonly defaultLanguage: Language;
   readonly authenticators: readonly Authenticator[];
+  /** Counts every request after authentication (DRF's throttle_classes); null: no general limit. */
+  readonly throttle: RequestThrottle | null;
   /** In negotiation order; the first is the default. */
   readonly renderers: readonly Renderer[];
   /** Page sizes of lists; absent: lists are not paginated. */

@@ -103,6 +103,6 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
 
 /** The admin site over the services' resources, accounts and session store. */
 export function adminSite(services: Services): Router {
-  const { registry, accounts, config, logger, sessions } = services;
-  return adminRouter({ admin: createAdmin(registry, accounts), accounts, sessionStore: sessions.store, config, logger });
+  const { registry, accounts, config, logger, sessions, throttles } = services;
+  return adminRouter({ admin: createAdmin(registry, accounts), accounts, sessionStore: sessions.store, loginThrottle: throttles.login, config, logger });
 }

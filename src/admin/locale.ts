@@ -43,7 +43,12 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
         loginButton: t('login.submit'),
       },
     },
-    messages: { invalidCredentials: t('login.failed'), dashboardTitle: t('dashboard.title') },
+    messages: {
+      invalidCredentials: t('login.failed'),
+      // The paginated site's text: one wording of a throttled login for the whole product.
+      throttled: translator(language, ['paginated'])('errors.throttled'),
+      dashboardTitle: t('dashboard.title'),
+    },
   };
 }
 

@@ -5,11 +5,13 @@ import AdminJS, { ForbiddenError, NotFoundError, Router as AdminRoutes, Validati
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Store } from 'express-session';
 import type { Accounts, AuthUser } from '../auth/accounts.js';
+import type { Row } from '../registry.js';
 import { sessionMiddleware } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { translator, type Language } from '../i18n.js';
 import type { Logger } from '../logger.js';
+import type { LoginThrottle } from '../throttling.js';
 import { requestData } from '../parsers.js';
 import { BUNDLE_FILE } from './env.js';
 import { assertKnownAction, normalizeBooleans, type RouteTarget } from './requests.js';
@@ -20,6 +22,7 @@ import type { StaffMember } from './staff.js';
 export const ADMIN_SESSION_COOKIE = 'admin_sessionid';
 /** The translation key AdminJS's login page shows after a refusal (ours, in `admin.json`). */
 const LOGIN_REFUSED = 'invalidCredentials';
+const LOGIN_THROTTLED = 'throttled';
 /** Keys that would reach an object's prototype through AdminJS's flattening of params. */
 const POLLUTING = /(^|[.~[\]])(__proto__|constructor|prototype)($|[.~[\]])/;
 const ASSET_MAX_AGE = '1h';
@@ -36,6 +39,7 @@ export interface AdminRouterOptions {
   admin: AdminJS;
   accounts: Accounts;
   sessionStore: Store;
+  loginThrottle: LoginThrottle;
   config: Config;
   logger: Logger;
 }
@@ -138,15 +142,15 @@ export function adminRouter(options: AdminRouterOptions): Router {
   });
   router.use(sessionMiddleware(config, options.sessionStore, { name: ADMIN_SESSION_COOKIE, path: rootPath, sameSite: 'strict' }));
 
-  const renderLogin = async (res: Response, refused: boolean): Promise<void> => {
-    const html = await admin.renderLogin({ action: loginPath, errorMessage: refused ? LOGIN_REFUSED : null });
+  const renderLogin = async (res: Response, refusal: string | null): Promise<void> => {
+    const html = await admin.renderLogin({ action: loginPath, errorMessage: refusal });
     res.type('html').send(withoutExternalFonts(html));
   };
 
   router.get('/login', async (req, res, next) => {
     try {
       if (req.session.adminUserId !== undefined) return res.redirect(302, rootPath);
-      await renderLogin(res, false);
+      await renderLogin(res, null);
     } catch (error) {
       next(error);
     }
@@ -157,10 +161,20 @@ export function adminRouter(options: AdminRouterOptions): Router {
       if (!sameOrigin(req)) throw new ForbiddenError('cross-site login');
       const fields = safeFields(await requestData(req, config.bodyLimit));
       const identifier = (fields.email ?? '').trim();
-      const row = (await accounts.findByEmail(identifier, { withHidden: true })) ?? (await accounts.findByUsername(identifier, { withHidden: true }));
-      // One refusal for every failure, after the same single password check.
-      const verified = await accounts.verify(row, fields.password ?? '');
-      if (!verified || !row || !row.get('is_staff')) return await renderLogin(res, true);
+      let row: Row | null;
+      try {
+        // One refusal for every failure, after the same single password check; a non-staff account is a failure.
+        row = await accounts.checkCredentials(identifier, fields.password ?? '', {
+          by: ['email', 'username'],
+          guard: options.loginThrottle.guard(req),
+          accept: (account) => Boolean(account.get('is_staff')),
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'throttled')) throw error;
+        res.status(error.status).set(error.headers);
+        return await renderLogin(res, LOGIN_THROTTLED);
+      }
+      if (!row) return await renderLogin(res, LOGIN_REFUSED);
       await regenerate(req);
       req.session.adminUserId = row.get('id') as number;
       await accounts.recordLogin(row);

@@ -5,6 +5,7 @@ import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type Resourc
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
+import { unguarded, type PasswordGuard } from '../throttling.js';
 import type { PasswordHasher } from './hashers.js';
 
 /** The authenticated user as the rest of the framework sees it. */
@@ -14,6 +15,15 @@ export interface AuthUser {
   displayName: string;
   isStaff: boolean;
   isSuperuser: boolean;
+}
+
+/** What a login form or header may name an account by, tried in this order. */
+export type Identifier = 'username' | 'email';
+
+export interface CredentialCheck {
+  by: readonly Identifier[];
+  guard?: PasswordGuard;
+  accept?: (row: Row) => boolean;
 }
 
 export interface NewAccount {
@@ -112,10 +122,28 @@ export class Accounts {
     return true;
   }
 
-  /** The active account with these credentials, or null (see `verify`). */
-  async authenticate(username: string, password: string): Promise<AuthUser | null> {
-    const row = await this.findByUsername(username, { withHidden: true });
-    return (await this.verify(row, password)) && row ? this.toAuthUser(row) : null;
+  /**
+   * The active account (with its hidden fields) that `identifier` names by
+   * one of `by` and `password` opens, or null (see `verify`); `accept` may
+   * refuse it further (the admin wants staff). The guard sees the account
+   * tried, keyed by id when it exists, so that its username and its email
+   * address share one count.
+   */
+  async checkCredentials(identifier: string, password: string, options: CredentialCheck): Promise<Row | null> {
+    const { by, guard = unguarded, accept = () => true } = options;
+    let row: Row | null = null;
+    for (const field of identifier === '' ? [] : by) {
+      row ??= field === 'email' ? await this.findByEmail(identifier, { withHidden: true }) : await this.findByUsername(identifier, { withHidden: true });
+    }
+    const account = row ? `id:${String(row.get('id'))}` : `name:${identifier.toLowerCase()}`;
+    const valid = await guard(account, async () => (await this.verify(row, password)) && row !== null && accept(row));
+    return valid ? row : null;
+  }
+
+  /** The active account with this username and password, or null (see `checkCredentials`). */
+  async authenticate(username: string, password: string, guard?: PasswordGuard): Promise<AuthUser | null> {
+    const row = await this.checkCredentials(username, password, { by: ['username'], guard });
+    return row ? this.toAuthUser(row) : null;
   }
 
   /** A login (not a request authenticated by Basic or a token) sets last_login, as Django's login() does. */

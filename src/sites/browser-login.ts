@@ -7,10 +7,12 @@ import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
 import { pageChrome, renderPage } from '../renderers.js';
+import type { LoginThrottle } from '../throttling.js';
 import { setXsrfCookie } from './token.js';
 
 export interface BrowserLoginOptions {
   accounts: Accounts;
+  loginThrottle: LoginThrottle;
   bodyLimit: number;
   sessionCookieAge: number;
   /** Where a login without `next` lands: the first page of the paginated site. */
@@ -70,14 +72,17 @@ function sendError(req: Request, res: Response, error: ApiError): void {
   });
 }
 
-/** The login form, again with the message after a failure. */
-function loginPage(req: Request, res: Response, status: number, fields: { next: string; username?: string; failed?: boolean }): void {
+/** The login form, again with the refusal's message (a failure or a throttled attempt). */
+function loginPage(req: Request, res: Response, status: number, fields: { next: string; username?: string; refusal?: ApiError | 'failed' }): void {
+  const { t } = pageTranslator(req);
+  const { refusal } = fields;
+  if (refusal instanceof ApiError) for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
   sendPage(req, res, status, 'login', {
     action: req.baseUrl + '/login/',
     csrfToken: csrfToken(req),
     next: fields.next,
     username: fields.username ?? '',
-    failed: fields.failed ?? false,
+    error: refusal === undefined ? undefined : refusal === 'failed' ? t('login.failed') : t(refusal.messageKey, refusal.params),
   });
 }
 
@@ -88,7 +93,7 @@ function loginPage(req: Request, res: Response, status: number, fields: { next: 
  * id changes at login and the session ends at logout.
  */
 export function browserLoginRouter(options: BrowserLoginOptions): Router {
-  const { accounts, bodyLimit, defaultNext } = options;
+  const { accounts, loginThrottle, bodyLimit, defaultNext } = options;
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.get('/login', (req, res) => {
@@ -102,9 +107,15 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
       const data = await requestData(req, bodyLimit);
       const target = safeNext(text(data, 'next') || req.query.next, defaultNext);
       const username = text(data, 'username').trim();
-      const row = (await accounts.findByUsername(username, { withHidden: true })) ?? (await accounts.findByEmail(username, { withHidden: true }));
-      if (!(await accounts.verify(row, text(data, 'password'))) || !row) {
-        loginPage(req, res, 200, { next: target, username, failed: true });
+      const row = await accounts
+        .checkCredentials(username, text(data, 'password'), { by: ['username', 'email'], guard: loginThrottle.guard(req) })
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.code === 'throttled') return error;
+          throw error;
+        });
+      if (row instanceof ApiError || !row) {
+        const refusal = row ?? 'failed';
+        loginPage(req, res, row ? row.status : 200, { next: target, username, refusal });
         return;
       }
       await accounts.recordLogin(row);

@@ -8,6 +8,7 @@ import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import type { Site, SiteResponse } from '../site.js';
+import type { Throttles } from '../throttling.js';
 import { zonedTimestampFormatter } from '../timestamps.js';
 
 export const PAGINATED_SITE = 'paginated';
@@ -21,8 +22,8 @@ function validationBody(ctx: RequestContext, error: ValidationError): Record<str
  * The Django-REST-Framework-style site at the root: HTTP Basic, paginated
  * lists, `{"detail": …}` errors, JSON or the browsable page, Japanese first.
  */
-export function paginatedSite(config: Config, accounts: Accounts): Site {
-  const basic = new BasicAuthentication(accounts, 'api');
+export function paginatedSite(config: Config, accounts: Accounts, throttles: Throttles): Site {
+  const basic = new BasicAuthentication(accounts, throttles.login, 'api');
   // Django REST Framework's default order: the browser session first, so that a stale Basic header is never tried.
   const session = new SessionAuthentication(config.bodyLimit);
   return {
@@ -31,6 +32,7 @@ export function paginatedSite(config: Config, accounts: Accounts): Site {
     namespaces: ['paginated', 'common'],
     defaultLanguage: 'ja',
     authenticators: [session, basic],
+    throttle: throttles.requests,
     renderers: [jsonRenderer, htmlRenderer],
     pageSizes: { pageSize: 2, maxPageSize: 5 },
     vary: 'Accept, Accept-Language, Cookie',

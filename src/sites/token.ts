@@ -15,6 +15,7 @@ import { errorPageRenderer, htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import { Serializer } from '../serializers.js';
 import type { Site, SiteResponse } from '../site.js';
+import type { LoginThrottle, Throttles } from '../throttling.js';
 import { utcTimestamp } from '../timestamps.js';
 
 export const TOKEN_SITE = 'token';
@@ -70,7 +71,7 @@ function validationBody(ctx: RequestContext, error: ValidationError): Record<str
  * English first. Errors are JSON for clients that expect JSON and an HTML
  * page for the others; login failures and validation errors are always JSON.
  */
-export function tokenSite(config: Config, tokens: AccessTokens): Site {
+export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throttles): Site {
   const bearer = new BearerAuthentication(tokens);
   // Sanctum's order: the first-party browser session, then a token.
   const session = new SessionAuthentication(config.bodyLimit);
@@ -80,6 +81,7 @@ export function tokenSite(config: Config, tokens: AccessTokens): Site {
     namespaces: ['token', 'common'],
     defaultLanguage: 'en',
     authenticators: [session, bearer],
+    throttle: throttles.requests,
     // JSON first: API clients that name no type get JSON; a browser asking for HTML gets the browsable page.
     renderers: [jsonRenderer, htmlRenderer],
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
@@ -114,6 +116,7 @@ export interface TokenRouteServices {
   registry: ResourceRegistry;
   accounts: Accounts;
   tokens: AccessTokens;
+  loginThrottle: LoginThrottle;
   bodyLimit: number;
 }
 
@@ -140,7 +143,7 @@ function textField(data: unknown, name: string): string {
  * Unknown email, wrong password, inactive account and missing fields answer
  * the same 404 after the same password hashing.
  */
-function loginEndpoint(site: Site, { registry, accounts, tokens, bodyLimit }: TokenRouteServices): Endpoint {
+function loginEndpoint(site: Site, { registry, accounts, tokens, loginThrottle, bodyLimit }: TokenRouteServices): Endpoint {
   const users = registry.users();
   const fields = users.declaration.sites?.[site.name]?.fields ?? ['id'];
   const userSerializer = new Serializer(users, { fields, formatTimestamp: site.formatTimestamp, readOnly: true });
@@ -154,9 +157,9 @@ function loginEndpoint(site: Site, { registry, accounts, tokens, bodyLimit }: To
           const data = await credentialsData(ctx.req, bodyLimit);
           const email = textField(data, 'email').trim();
           const password = textField(data, 'password');
-          const valid = email !== '' && email.length <= MAX_EMAIL_LENGTH;
-          const row = valid ? await accounts.findByEmail(email, { withHidden: true }) : null;
-          if (!(await accounts.verify(row, password)) || !row) throw new ApiError('login_failed');
+          const identifier = email.length <= MAX_EMAIL_LENGTH ? email : '';
+          const row = await accounts.checkCredentials(identifier, password, { by: ['email'], guard: loginThrottle.guard(ctx.req) });
+          if (!row) throw new ApiError('login_failed');
           await accounts.recordLogin(row);
           const token = await tokens.issue(accounts.toAuthUser(row));
           return { status: 201, data: { user: userSerializer.represent(row), token } };

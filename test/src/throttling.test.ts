@@ -1,0 +1,181 @@
+import { describe, expect, test } from '@jest/globals';
+import request from 'supertest';
+import { useTestApp, type TestApp } from '../helpers/app.js';
+import { adminLogin } from '../helpers/admin.js';
+import { formToken } from '../helpers/pages.js';
+
+/** Small allowances, and client addresses taken from X-Forwarded-For so that a test can be several clients. */
+const LIMITS = { LOGIN_RATE_ACCOUNT: '3/hour', LOGIN_RATE_ADDRESS: '5/hour', TRUST_PROXY: 'true' };
+
+function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+function tokenLogin(t: Pick<TestApp, 'http'>, email: string, password: string, address: string) {
+  return t.http.post('/api/login').set('X-Forwarded-For', address).set('Accept', 'application/json').send({ email, password });
+}
+
+async function browserLogin(t: Pick<TestApp, 'app'>, username: string, password: string, address: string, language = 'ja') {
+  const agent = request.agent(t.app);
+  const page = await agent.get('/api-auth/login/').set('X-Forwarded-For', address);
+  return agent
+    .post('/api-auth/login/')
+    .set('X-Forwarded-For', address)
+    .set('Accept-Language', language)
+    .type('form')
+    .send({ csrfmiddlewaretoken: formToken(page.text), username, password });
+}
+
+describe('brute-force throttling of the token login', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice', { email: 'alice@example.com' });
+    await app.createUser('bob', { email: 'bob@example.com' });
+    await app.createUser('carol', { email: 'carol@example.com' });
+  }, LIMITS);
+
+  test('an account with three failed logins is refused with 429, Retry-After and the site message, from any address', async () => {
+    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+      expect((await tokenLogin(t, 'alice@example.com', 'wrong', address)).status).toBe(404);
+    }
+    const refused = await tokenLogin(t, 'ALICE@example.com', 'alice-password', '10.0.0.4');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ message: 'Too Many Attempts.' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3500);
+    expect(refused.body).not.toHaveProperty('token');
+    // The address has failed only once: another account logs in from it.
+    expect((await tokenLogin(t, 'bob@example.com', 'bob-password', '10.0.0.1')).status).toBe(201);
+  });
+
+  test('an address with five failed logins is refused for every account, other addresses are not', async () => {
+    for (const email of ['x1@example.com', 'x2@example.com', 'x3@example.com', 'x4@example.com', 'x5@example.com']) {
+      expect((await tokenLogin(t, email, 'guess', '10.0.1.1')).status).toBe(404);
+    }
+    expect((await tokenLogin(t, 'carol@example.com', 'carol-password', '10.0.1.1')).status).toBe(429);
+    expect((await tokenLogin(t, 'carol@example.com', 'carol-password', '10.0.1.2')).status).toBe(201);
+  });
+
+  test('a successful login clears the failures counted against the account', async () => {
+    await t.createUser('dave', { email: 'dave@example.com' });
+    for (let round = 0; round < 2; round += 1) {
+      expect((await tokenLogin(t, 'dave@example.com', 'wrong', `10.0.2.${round}`)).status).toBe(404);
+      expect((await tokenLogin(t, 'dave@example.com', 'wrong', `10.0.2.${round}`)).status).toBe(404);
+      expect((await tokenLogin(t, 'dave@example.com', 'dave-password', `10.0.2.${round}`)).status).toBe(201);
+    }
+  });
+
+  test('a client that does not ask for JSON gets the 429 as an HTML page with Retry-After', async () => {
+    await t.createUser('erin', { email: 'erin@example.com' });
+    for (let attempt = 0; attempt < 3; attempt += 1) await tokenLogin(t, 'erin@example.com', 'wrong', '10.0.3.1');
+    const res = await t.http.post('/api/login').set('X-Forwarded-For', '10.0.3.2').type('form').send({ email: 'erin@example.com', password: 'x' });
+    expect(res.status).toBe(429);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    expect(res.text).toContain('Too Many Attempts.');
+  });
+});
+
+describe('brute-force throttling of HTTP Basic on the paginated site', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+  }, LIMITS);
+
+  test('after three wrong passwords the account answers 429 in Japanese with Retry-After, even to its right password', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const res = await t.http.get('/comments/').set('X-Forwarded-For', `10.1.0.${attempt}`).set('Authorization', basic('alice', 'wrong'));
+      expect(res.status).toBe(401);
+    }
+    const refused = await t.http.get('/comments/').set('X-Forwarded-For', '10.1.0.9').set('Authorization', basic('alice', 'alice-password'));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ detail: 'リクエストの処理は絞られました。' });
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    const english = await t.http.get('/comments/').set('Accept-Language', 'en').set('Authorization', basic('alice', 'alice-password'));
+    expect(english.body).toEqual({ detail: 'Request was throttled.' });
+  });
+
+  test('right passwords are never counted, however many requests a client makes', async () => {
+    await t.createUser('bob');
+    for (let round = 0; round < 12; round += 1) {
+      const res = await t.http.get('/comments/').set('X-Forwarded-For', '10.1.1.1').set('Authorization', basic('bob', 'bob-password'));
+      expect(res.status).toBe(200);
+    }
+  });
+});
+
+describe('brute-force throttling of the browser login', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice', { email: 'alice@example.com' });
+  }, LIMITS);
+
+  test('the username and the email address of an account share one count, and the form says why it refuses', async () => {
+    expect((await browserLogin(t, 'alice', 'wrong', '10.2.0.1')).text).toContain('role="alert"');
+    await browserLogin(t, 'ALICE@example.com', 'wrong', '10.2.0.2');
+    await browserLogin(t, 'alice', 'wrong', '10.2.0.3');
+    const refused = await browserLogin(t, 'alice@example.com', 'alice-password', '10.2.0.4');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(refused.headers['set-cookie']?.toString() ?? '').not.toContain('XSRF-TOKEN');
+    expect(refused.text).toContain('リクエストの処理は絞られました。');
+    expect(refused.text).toContain('name="password"');
+  });
+});
+
+describe('brute-force throttling of the admin login', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('root', { email: 'root@example.com', staff: true, superuser: true });
+    await app.createUser('plain', { email: 'plain@example.com' });
+  }, LIMITS);
+
+  test('three refused logins of an account give 429 with the throttled message instead of the login', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const { res } = await adminLogin(t, 'root@example.com', 'wrong');
+      expect(res.status).toBe(200);
+    }
+    const { res } = await adminLogin(t, 'root', 'root-password');
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    expect(res.headers['set-cookie']?.toString() ?? '').not.toContain('admin_sessionid');
+    expect(res.text).toContain('Request was throttled.');
+  });
+
+  test('a right password of an account that is not staff counts as a failure', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) await adminLogin(t, 'plain', 'plain-password');
+    expect((await adminLogin(t, 'plain', 'plain-password')).res.status).toBe(429);
+  });
+});
+
+describe('the optional general API limit (API_RATE_LIMIT)', () => {
+  const t = useTestApp(
+    async (app) => {
+      await app.createUser('alice');
+      await app.createUser('bob');
+    },
+    { API_RATE_LIMIT: '3/minute' },
+  );
+
+  test('each user has the allowance; the request over it is 429 with Retry-After and the limit headers', async () => {
+    for (let left = 2; left >= 0; left -= 1) {
+      const res = await t.http.get('/comments/').set('Authorization', basic('alice', 'alice-password'));
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBe('3');
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(left));
+    }
+    const over = await t.http.get('/comments/').set('Authorization', basic('alice', 'alice-password'));
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toMatch(/^\d+$/);
+    expect(over.headers['x-ratelimit-remaining']).toBe('0');
+    expect(over.body).toEqual({ detail: 'リクエストの処理は絞られました。' });
+    expect((await t.http.get('/comments/').set('Authorization', basic('bob', 'bob-password'))).status).toBe(200);
+  });
+});
+
+describe('without API_RATE_LIMIT', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+  });
+
+  test('requests are not counted and carry no limit headers', async () => {
+    const res = await t.http.get('/comments/').set('Authorization', basic('alice', 'alice-password'));
+    expect(res.status).toBe(200);
+    expect(res.headers).not.toHaveProperty('x-ratelimit-limit');
+  });
+});
