@@ -7,6 +7,9 @@ import { BROWSER_LOGIN_PATH, browserPassport, sessionMiddleware } from './auth/s
 import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
+import { healthRoutes } from './middleware/health.js';
+import { requestLog } from './middleware/request-log.js';
+import { adminHeaders, productHeaders } from './middleware/security.js';
 
 export interface App extends Express {
   /** Loads what the first request of a site would otherwise wait for (the admin). */
@@ -22,9 +25,12 @@ export function createApp(services: Services): App {
   // `/API/…` is not `/api/…`: mount points match case-sensitively, as the routes do.
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.trustProxy);
-  // First: the admin reads its own bodies and has its own session cookie.
+  app.use(requestLog(logger));
+  app.use(healthRoutes(services.sequelize, logger));
+  // Then the admin: it reads its own bodies, has its own session cookie and its own CSP.
   const admin = lazyAdmin(services);
-  app.use(ADMIN_PATH, admin.handler);
+  app.use(ADMIN_PATH, adminHeaders(), admin.handler);
+  app.use(productHeaders());
   // The browsable page's script and nothing else: every page works without any external request.
   app.use('/static', express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts);

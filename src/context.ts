@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { AuthUser } from './auth/accounts.js';
 import type { AccessToken } from './auth/tokens.js';
 import type { Authenticator } from './authentication.js';
+import { ApiError } from './errors.js';
 import { chooseLanguage, translator, type Language, type Translate } from './i18n.js';
 import type { Renderer } from './renderers.js';
 import type { Site } from './site.js';
@@ -51,5 +52,10 @@ export function queryValue(req: Request, name: string): string | undefined {
 
 /** The URL the client used, absolute, query included. */
 export function requestUrl(req: Request): URL {
-  return new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  // req.host: the Host header, or X-Forwarded-Host behind a trusted proxy (TRUST_PROXY), as req.protocol.
+  try {
+    return new URL(req.originalUrl, `${req.protocol}://${req.host ?? 'localhost'}`);
+  } catch {
+    throw new ApiError('invalid_host');
+  }
 }

@@ -18,6 +18,7 @@ export const ERRORS = {
   record_not_found: { status: 404, key: 'errors.record_not_found' },
   invalid_page: { status: 404, key: 'errors.invalid_page' },
   method_not_allowed: { status: 405, key: 'errors.method_not_allowed' },
+  invalid_host: { status: 400, key: 'errors.invalid_host' },
   parse_error_json: { status: 400, key: 'errors.parse_error_json' },
   parse_error_form: { status: 400, key: 'errors.parse_error_form' },
   payload_too_large: { status: 413, key: 'errors.payload_too_large' },

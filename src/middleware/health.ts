@@ -1,0 +1,39 @@
+import express, { type Router } from 'express';
+import type { Sequelize } from 'sequelize';
+
+/** How long /readyz waits for the database before it answers 503. */
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * `GET /healthz`: the process answers (a liveness probe restarts it if not).
+ * `GET /readyz`: the database answers too (a load balancer sends traffic only then).
+ * Neither needs credentials, is cached, or says more than its status.
+ */
+export function healthRoutes(sequelize: Sequelize, log: { warn(details: object, message: string): void }): Router {
+  const router = express.Router({ caseSensitive: true });
+  router.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    try {
+      await withTimeout(sequelize.query('SELECT 1'), READY_TIMEOUT_MS);
+      res.json({ status: 'ok' });
+    } catch (error) {
+      log.warn({ err: error }, 'readiness check failed: the database does not answer');
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+  return router;
+}

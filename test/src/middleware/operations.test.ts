@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import { describe, expect, test } from '@jest/globals';
+import request from 'supertest';
+import { createApp } from '../../../src/app.js';
+import { createLogger } from '../../../src/logger.js';
+import { createServices } from '../../../src/services.js';
+import { testConfig, useTestApp } from '../../helpers/app.js';
+
+/** Every line the logger writes, parsed. */
+function captureLogs(): { lines: Record<string, unknown>[]; raw: () => string; stream: Writable } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return {
+    stream,
+    raw: () => chunks.join(''),
+    get lines() {
+      return chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+  };
+}
+
+describe('health checks', () => {
+  const t = useTestApp();
+
+  test('/healthz and /readyz answer 200 without credentials and are never cached', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const res = await t.http.get(path);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok' });
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  test('/readyz answers 503 once the database is gone, /healthz still 200', async () => {
+    const logs = captureLogs();
+    const services = await createServices(testConfig(), { logger: createLogger('info', logs.stream) });
+    const http = request(createApp(services));
+    await services.close();
+    const ready = await http.get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'unavailable' });
+    expect((await http.get('/healthz')).status).toBe(200);
+    expect(logs.lines.some((line) => line.msg === 'readiness check failed: the database does not answer')).toBe(true);
+  });
+});
+
+describe('request logs', () => {
+  test('each request is one JSON line with its id, which the answer echoes; credentials and passwords are redacted', async () => {
+    const logs = captureLogs();
+    const services = await createServices(testConfig(), { logger: createLogger('info', logs.stream) });
+    try {
+      await services.accounts.create({ username: 'alice', email: 'alice@example.com', password: 'alice-secret-pw' });
+      const http = request(createApp(services));
+      const listed = await http
+        .get('/comments/')
+        .set('Authorization', `Basic ${Buffer.from('alice:alice-secret-pw').toString('base64')}`)
+        .set('Cookie', 'sessionid=cookie-secret-value')
+        .set('X-Request-Id', 'lb-1234');
+      expect(listed.headers['x-request-id']).toBe('lb-1234');
+      const login = await http.post('/api/login').set('Accept', 'application/json').send({ email: 'alice@example.com', password: 'alice-secret-pw' });
+      expect(login.status).toBe(201);
+      expect(login.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      const garbled = await http.get('/healthz').set('X-Request-Id', 'a b {"forged": true}');
+      expect(garbled.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+
+      const line = logs.lines.find((entry) => (entry.req as { id?: string } | undefined)?.id === 'lb-1234');
+      expect(line).toMatchObject({ level: 30, req: { method: 'GET', url: '/comments/' }, res: { statusCode: 200 } });
+      expect(line).toMatchObject({ req: { headers: { authorization: '[redacted]', cookie: '[redacted]' } } });
+      const everything = logs.raw();
+      for (const secret of ['alice-secret-pw', 'cookie-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
+        expect(everything).not.toContain(secret);
+      }
+      // Health probes do not flood the log.
+      expect(logs.lines.some((entry) => (entry.req as { url?: string } | undefined)?.url === '/healthz')).toBe(false);
+    } finally {
+      await services.close();
+    }
+  });
+});
