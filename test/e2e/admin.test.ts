@@ -21,6 +21,8 @@ describe('a staff member in the admin', () => {
   let page: Page;
   let api: APIRequestContext;
   const external: string[] = [];
+  /** What the browser refused to run or load because of the Content-Security-Policy. */
+  const refusedByPolicy: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
   const at = (pathname: string) => new URL(pathname, url).href;
   const saved = () => page.getByText(/successfully/i).first().waitFor();
@@ -39,6 +41,9 @@ describe('a staff member in the admin', () => {
         '--disable-component-update', '--disable-sync'],
     });
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+    });
     page.on('request', (sent) => {
       if (new URL(sent.url()).host !== new URL(url).host) external.push(sent.url());
     });
@@ -115,7 +120,8 @@ describe('a staff member in the admin', () => {
     await ja.close();
   });
 
-  test('made no request outside the product', () => {
+  test('made no request outside the product, and the security policy refused nothing the admin uses', () => {
     expect(external).toEqual([]);
+    expect(refusedByPolicy).toEqual([]);
   });
 });

@@ -24,6 +24,8 @@ describe('a person in a browser', () => {
   let page: Page;
   const dialogs: string[] = [];
   const external: string[] = [];
+  /** What the browser refused to run or load because of the Content-Security-Policy. */
+  const refusedByPolicy: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
   /** The response shown on the page once it includes `text` (a form's answer replaces the page asynchronously). */
   const response = async (text: string): Promise<string> => {
@@ -44,6 +46,9 @@ describe('a person in a browser', () => {
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
     });
     page.on('request', (request) => {
       if (new URL(request.url()).host !== new URL(url).host) external.push(request.url());
@@ -157,5 +162,13 @@ describe('a person in a browser', () => {
     await page.getByText('Not logged in').waitFor();
     await shot('10-logged-out');
     expect(external).toEqual([]);
+  });
+
+  test('the security policy refused nothing the pages use, and they kept their styles', async () => {
+    await page.goto(new URL('api-auth/login/', url).href);
+    // A string: the tests are type-checked without the DOM's types.
+    const background = await page.evaluate("getComputedStyle(document.querySelector('header')).backgroundColor");
+    expect(background).toBe('rgb(44, 62, 80)');
+    expect(refusedByPolicy).toEqual([]);
   });
 });
