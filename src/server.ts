@@ -1,14 +1,19 @@
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp } from './app.js';
 import { cliLanguage } from './cli/io.js';
 import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
-import { translator } from './i18n.js';
+import { translator, type Translate } from './i18n.js';
+import { parseDatabaseUrl } from './db/database.js';
 import { seedEmptyDevelopmentDatabase, type SeedOutcome } from './db/seeder.js';
 import { CommandFailed } from './cli/accounts.js';
 import { seedFailure, seedLines } from './cli/seeding.js';
+import { runPrimary } from './cluster.js';
+import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
+import { exitOnSignal, gracefulClose } from './shutdown.js';
 
 export interface RunningServer {
   server: Server;
@@ -16,15 +21,35 @@ export interface RunningServer {
   url: string;
   /** The demo data loaded because the development database was empty, or null. */
   demo: SeedOutcome | null;
+  /** Stops accepting connections, lets the requests in flight finish, then closes the database. */
   close(): Promise<void>;
 }
 
-/** Applies migrations, then serves every site on HOST:PORT. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * Apply pending migrations and load the demo data into an empty development
+   * database first (default). A cluster's workers do not: their primary did.
+   */
+  prepareDatabase?: boolean;
+}
+
+/** Migrations, then the demo data on an empty development database: what a cluster's primary does once for its workers. */
+export async function prepareDatabase(config: Config): Promise<SeedOutcome | null> {
   const services = await createServices(config);
-  let demo: SeedOutcome | null;
   try {
-    demo = await seedEmptyDevelopmentDatabase(services);
+    return await seedEmptyDevelopmentDatabase(services);
+  } finally {
+    await services.close();
+  }
+}
+
+/** Serves every site on HOST:PORT, after preparing the database unless told not to. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const prepare = options.prepareDatabase ?? true;
+  const services = await createServices(config, { migrate: prepare });
+  let demo: SeedOutcome | null = null;
+  try {
+    if (prepare) demo = await seedEmptyDevelopmentDatabase(services);
   } catch (error) {
     await services.close();
     throw error;
@@ -33,56 +58,76 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
+  const closeServer = gracefulClose(server);
   // Not awaited: requests are served meanwhile; an admin request waits for it.
   app.warm().catch((error: unknown) => services.logger.error({ err: error }, 'the admin site failed to load'));
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const close = async (): Promise<void> => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer();
     await services.close();
   };
   return { server, services, url: `http://${host}:${port}/`, demo, close };
 }
 
-async function main(): Promise<void> {
-  const t = translator(cliLanguage(process.env), ['cli', 'common']);
-  let config: Config;
+/** Workers share the database: an in-memory SQLite database would be a different one in each process. */
+function checkConcurrency(config: Config): void {
+  const target = parseDatabaseUrl(config.databaseUrl);
+  if (config.webConcurrency > 1 && target.dialect === 'sqlite' && target.storage === ':memory:') {
+    throw new ConfigError('WEB_CONCURRENCY', String(config.webConcurrency), '1 with an in-memory SQLite database, which each process would have to itself');
+  }
+}
+
+function readConfig(t: Translate): Config {
   try {
     loadDotEnv();
-    config = loadConfig();
+    const config = loadConfig();
     checkServerConfig(config);
+    checkConcurrency(config);
+    return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${describeConfigError(t, error)}\n`);
     process.exit(1);
   }
-  let running: RunningServer;
-  try {
-    running = await startServer(config);
-  } catch (error) {
-    const seeding = seedFailure(t, error);
-    if (seeding instanceof CommandFailed) {
-      process.stderr.write(`${seeding.lines.join('\n')}\n`);
-      process.exit(1);
-    }
-    const { code, message } = error as NodeJS.ErrnoException;
-    const key = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' ? 'error.listen' : 'error.database';
-    process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message })}\n`);
+}
+
+/** Why the server could not start, for people; then exit with status 1. */
+function startFailed(t: Translate, config: Config, error: unknown): never {
+  const seeding = seedFailure(t, error);
+  if (seeding instanceof CommandFailed) {
+    process.stderr.write(`${seeding.lines.join('\n')}\n`);
     process.exit(1);
   }
-  if (running.demo) process.stdout.write(`${[t('seed.demo_loaded'), ...seedLines(t, running.demo)].join('\n')}\n`);
+  const { code, message } = error as NodeJS.ErrnoException;
+  const key = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' ? 'error.listen' : 'error.database';
+  process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message })}\n`);
+  process.exit(1);
+}
+
+function printDemo(t: Translate, demo: SeedOutcome | null): void {
+  if (demo) process.stdout.write(`${[t('seed.demo_loaded'), ...seedLines(t, demo)].join('\n')}\n`);
+}
+
+/**
+ * WEB_CONCURRENCY=1: this process serves. More: this process is the primary;
+ * it prepares the database once, so that workers never race on migrations or
+ * the demo data, then forks the workers, each of which serves.
+ */
+async function main(): Promise<void> {
+  const t = translator(cliLanguage(process.env), ['cli', 'common']);
+  const config = readConfig(t);
+  if (cluster.isPrimary && config.webConcurrency > 1) {
+    printDemo(t, await prepareDatabase(config).catch((error: unknown) => startFailed(t, config, error)));
+    runPrimary({ workers: config.webConcurrency, logger: createLogger(config.logLevel) });
+    return;
+  }
+  const running = await startServer(config, { prepareDatabase: cluster.isPrimary }).catch((error: unknown) =>
+    startFailed(t, config, error),
+  );
+  printDemo(t, running.demo);
   running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    running.services.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    void running.close().then(() => process.exit(0));
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  exitOnSignal(running.services.logger, () => running.close());
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -27,3 +27,143 @@ export function waitForUrl(child: ChildProcessWithoutNullStreams, timeoutMs = 15
 export function spawnServer(env: Record<string, string>): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [BUILT_SERVER], { env: { PATH: process.env.PATH ?? '', ...env } });
 }
+
+/** The settings of a production start in the system tests: any free port, cheap password hashes, no demo data. */
+export const PRODUCTION_ENV = {
+  NODE_ENV: 'production',
+  SECRET_KEY: 'system-test-secret-key',
+  PASSWORD_HASH_ITERATIONS: '1000',
+  DEMO_DATA: '0',
+  PORT: '0',
+  HOST: '127.0.0.1',
+} as const;
+
+/** One JSON line of the server's log (pino). */
+export interface LogLine {
+  pid: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A started server: its process, its URL, and what it has logged so far. */
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** The pid of the process started: the server, or the primary of its workers. */
+  pid: number;
+  url: string;
+  /** The exit status, once the server process has exited (null if a signal ended it). */
+  exited: Promise<number | null>;
+  /** Everything written to standard output so far. */
+  output(): string;
+  logs(): LogLine[];
+  /** Resolves with the first log line `matches` accepts, logged already or to come. */
+  waitForLog(matches: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** The pids of the processes that logged `serving on`, in order. */
+  servingPids(): number[];
+}
+
+/** The complete JSON lines of `text`: the last one may still be on its way. */
+function parseLines(text: string): LogLine[] {
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Spawns the built server and waits until it serves. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawnServer(env);
+  if (child.pid === undefined) throw new Error('the server process did not start');
+  const pid = child.pid;
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (status) => resolve(status)));
+  const logs = (): LogLine[] => parseLines(output);
+  const waitForLog = (matches: (line: LogLine) => boolean, timeoutMs = 15_000): Promise<LogLine> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = logs().find(matches);
+        if (!found) return;
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        resolve(found);
+      };
+      const timer = setTimeout(() => reject(new Error(`no such log line in:\n${output}`)), timeoutMs);
+      child.stdout.on('data', check);
+      check();
+    });
+  const servingPids = (): number[] => logs().filter((line) => line.msg.startsWith('serving on')).map((line) => line.pid);
+  return { child, pid, url: await waitForUrl(child), exited, output: () => output, logs, waitForLog, servingPids };
+}
+
+/** Creates a user with `manage createuser`, as an operator does; rejects if the command fails. */
+export function createUserWithCli(env: Record<string, string>, username: string, password: string): Promise<void> {
+  const manage = path.join(projectRoot, 'dist/src/cli/manage.js');
+  const args = [manage, 'createuser', '--username', username, '--email', `${username}@example.com`, '--password-stdin'];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => (status === 0 ? resolve() : reject(new Error(`createuser exited with ${status}: ${stderr}`))));
+    child.stdin.end(`${password}\n`);
+  });
+}
+
+/** The Authorization header of HTTP Basic. */
+export function basicAuth(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+/** What clients saw creating comments: the ids acknowledged with 201, and every other answer or error. */
+export interface CreateLoad {
+  created: number[];
+  failures: string[];
+}
+
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as NodeJS.ErrnoException | undefined;
+  return cause?.code ? `${error.message} (${cause.code})` : error.message;
+}
+
+/**
+ * One client creating `count` comments one after another with `POST /comments/`,
+ * recording into `load`; it stops at the first failure (a connection error when
+ * the server is killed).
+ */
+async function createComments(url: string, authorization: string, count: number, client: number, load: CreateLoad): Promise<void> {
+  for (let i = 0; i < count; i += 1) {
+    try {
+      const res = await fetch(new URL('comments/', url), {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `title=c${client}-${i}&body=load`,
+      });
+      const text = await res.text();
+      if (res.status !== 201) throw new Error(`${res.status} ${text}`);
+      load.created.push((JSON.parse(text) as { id: number }).id);
+    } catch (error) {
+      load.failures.push(`client ${client}, create ${i}: ${describeFailure(error)}`);
+      return;
+    }
+  }
+}
+
+/** `clients` clients creating `each` comments in parallel; `load` fills as they go. */
+export async function createCommentsInParallel(
+  url: string,
+  authorization: string,
+  clients: number,
+  each: number,
+  load: CreateLoad = { created: [], failures: [] },
+): Promise<CreateLoad> {
+  await Promise.all(Array.from({ length: clients }, (_, client) => createComments(url, authorization, each, client, load)));
+  return load;
+}
+
+/** Resolves once `condition` holds, checking every few milliseconds. */
+export async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -1,0 +1,70 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from './logger.js';
+import { exitOnSignal } from './shutdown.js';
+
+/** The pause before a dead worker is replaced, so that a worker crashing at once does not make the primary spin. */
+export const RESTART_DELAY_MS = 1_000;
+
+export interface ClusterOptions {
+  workers: number;
+  logger: Logger;
+  restartDelayMs?: number;
+}
+
+function identify(worker: Worker): { worker: number; workerPid: number | undefined } {
+  return { worker: worker.id, workerPid: worker.process.pid };
+}
+
+/**
+ * The primary process of WEB_CONCURRENCY > 1, once the database is ready:
+ * forks the workers, which share its listening socket (node:cluster hands each
+ * new connection to the next worker), replaces a worker that dies, and on
+ * SIGTERM or SIGINT passes the signal on and exits once every worker has.
+ * A worker that dies before any has served is a start failure: everything stops
+ * with status 1, as a single process does (the worker said why on stderr).
+ */
+export function runPrimary({ workers, logger, restartDelayMs = RESTART_DELAY_MS }: ClusterOptions): void {
+  const live = new Set<Worker>();
+  let serving = false;
+  let stopping: Promise<void> | null = null;
+  let unclean = false;
+  let allExited = (): void => undefined;
+
+  const stop = (signal: NodeJS.Signals): Promise<void> =>
+    (stopping ??= new Promise<void>((resolve, reject) => {
+      allExited = () => (unclean ? reject(new Error('a worker did not stop cleanly')) : resolve());
+      if (live.size === 0) allExited();
+      for (const worker of live) worker.process.kill(signal);
+    }));
+
+  const onExit = (worker: Worker, code: number | null, signal: NodeJS.Signals | null): void => {
+    live.delete(worker);
+    const detail = { ...identify(worker), code, signal };
+    if (stopping) {
+      // Killed by the signal passed on: the worker had not yet set up its own shutdown.
+      unclean ||= signal === null && code !== 0;
+      logger.info(detail, 'worker exited');
+      if (live.size === 0) allExited();
+    } else if (!serving) {
+      logger.error(detail, 'worker failed to start; stopping');
+      const fail = (): never => process.exit(1);
+      stop('SIGTERM').then(fail, fail);
+    } else {
+      logger.warn({ ...detail, restartInMs: restartDelayMs }, 'worker exited unexpectedly; replacing it');
+      setTimeout(() => stopping ?? fork(), restartDelayMs);
+    }
+  };
+
+  const fork = (): void => {
+    const worker = cluster.fork();
+    live.add(worker);
+    worker.once('online', () => logger.info(identify(worker), 'worker started'));
+    worker.once('listening', () => (serving = true));
+    worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => onExit(worker, code, signal));
+  };
+
+  for (let i = 0; i < workers; i += 1) fork();
+  exitOnSignal(logger, stop);
+  // However the primary ends (a shutdown past its grace period too), no worker outlives it.
+  process.on('exit', () => live.forEach((worker) => worker.process.kill('SIGKILL')));
+}

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { createTestDatabase } from '../helpers/database.js';
+import { basicAuth, createUserWithCli, PRODUCTION_ENV, startServerProcess } from '../helpers/server.js';
+
+interface Answer {
+  status: number;
+  connection: string | undefined;
+  body: string;
+}
+
+interface SlowRequest {
+  /** Resolves once the server has read the request's headers and half its body has been sent. */
+  started: Promise<void>;
+  /** Sends the rest of the body; resolves with the complete answer. */
+  finish(): Promise<Answer>;
+}
+
+/** `POST /comments/` on a connection of its own, its body sent in two parts. */
+function slowCreate(url: string, authorization: string): SlowRequest {
+  const body = 'title=slow&body=in+flight';
+  const half = Math.floor(body.length / 2);
+  // Expect: 100-continue: the server's "100 Continue" says it has read the headers.
+  const headers = { authorization, 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length, expect: '100-continue' };
+  const req = http.request(new URL('comments/', url), { method: 'POST', agent: false, headers });
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text }));
+      res.on('error', reject);
+    });
+  });
+  const started = new Promise<void>((resolve) =>
+    req.once('continue', () => {
+      req.write(body.slice(0, half));
+      resolve();
+    }),
+  );
+  req.flushHeaders();
+  return { started, finish: () => (req.end(body.slice(half)), answer) };
+}
+
+/** Resolves once a new connection to `url` is refused. */
+async function connectionsRefused(url: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  const refused = (): Promise<boolean> =>
+    new Promise((resolve) => {
+      const socket = net.connect(Number(port), hostname);
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+    });
+  while (!(await refused())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe.each([
+  ['one process', '1'],
+  ['two workers', '2'],
+])('SIGTERM to a server of %s', (_name, workers) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-shutdown-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('lets a request in flight finish with its complete answer, refuses new connections, and exits with status 0', async () => {
+    const database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+    try {
+      const env = { ...PRODUCTION_ENV, DATABASE_URL: database.url, WEB_CONCURRENCY: workers };
+      await createUserWithCli(env, 'alice', 'alice-pw');
+      const server = await startServerProcess(env);
+      await server.waitForLog(() => server.servingPids().length === Number(workers));
+      const slow = slowCreate(server.url, basicAuth('alice', 'alice-pw'));
+      await slow.started;
+
+      server.child.kill('SIGTERM');
+      await connectionsRefused(server.url);
+      const answer = await slow.finish();
+
+      expect(answer.status).toBe(201);
+      expect(JSON.parse(answer.body)).toMatchObject({ title: 'slow', body: 'in flight' });
+      // Told so, a keep-alive client sends its next request on a new connection, not on this closing one.
+      expect(answer.connection).toBe('close');
+      expect(await server.exited).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  }, 30_000);
+});
