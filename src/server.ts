@@ -119,7 +119,9 @@ async function main(): Promise<void> {
   const config = readConfig(t);
   if (cluster.isPrimary && config.webConcurrency > 1) {
     printDemo(t, await prepareDatabase(config).catch((error: unknown) => startFailed(t, config, error)));
-    runPrimary({ workers: config.webConcurrency, logger: createLogger(config.logLevel) });
+    const logger = createLogger(config.logLevel);
+    if (!config.redisUrl) logger.warn({ workers: config.webConcurrency }, 'no REDIS_URL: each worker counts login failures on its own, so the limits are multiplied by the workers');
+    runPrimary({ workers: config.webConcurrency, logger });
     return;
   }
   const running = await startServer(config, { prepareDatabase: cluster.isPrimary }).catch((error: unknown) =>
