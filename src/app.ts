@@ -26,11 +26,11 @@ export function createApp(services: Services): App {
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
-  app.use(healthRoutes(services.sequelize, logger));
-  // Then the admin: it reads its own bodies, has its own session cookie and its own CSP.
+  // First the admin: it reads its own bodies, has its own session cookie and its own CSP.
   const admin = lazyAdmin(services);
   app.use(ADMIN_PATH, adminHeaders(), admin.handler);
   app.use(productHeaders());
+  app.use(healthRoutes(services.sequelize, logger));
   // The browsable page's script and nothing else: every page works without any external request.
   app.use('/static', express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts);

@@ -143,7 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     timeZone: timeZone(env),
     apiForceJson: flag(env, 'API_FORCE_JSON'),
     redisUrl: text(env, 'REDIS_URL'),
-    redisPrefix: text(env, 'REDIS_PREFIX') ?? 'comments',
+    redisPrefix: text(env, 'REDIS_PREFIX') ?? 'throttle',
     loginRateAccount: rate(env, 'LOGIN_RATE_ACCOUNT', '10/hour'),
     loginRateAddress: rate(env, 'LOGIN_RATE_ADDRESS', '100/hour'),
     apiRateLimit: rate(env, 'API_RATE_LIMIT', null),

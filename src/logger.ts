@@ -10,7 +10,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-xsrf-token"]',
-  'req.headers["x-csrf-token"]',
+  'req.headers["x-csrftoken"]',
   'req.headers["proxy-authorization"]',
   'res.headers["set-cookie"]',
   'password',
@@ -18,7 +18,16 @@ export const REDACTED_PATHS = [
   '*.*.password',
 ];
 
+/** Database errors carry their statement and its bound values, which may be a password hash: both stay out. */
+const DATABASE_ERROR_FIELDS = ['sql', 'parameters', 'parent', 'original'];
+
+function serializeError(error: Error): pino.SerializedError {
+  const serialized = pino.stdSerializers.err(error);
+  for (const field of DATABASE_ERROR_FIELDS) delete serialized[field];
+  return serialized;
+}
+
 /** Structured JSON logs. Request bodies are never passed to it. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } }, destination);
 }

@@ -51,13 +51,26 @@ export async function createServices(config: Config, options: ServiceOptions = {
       ? new AccessTokens(tokenModel, accounts, { expirationMinutes: config.tokenExpirationMinutes })
       : null;
     const sessions = createSessionStore(sequelize, config.sessionCookieAge);
-    const throttles = createThrottles(config, logger);
+    // Made on first use: the CLI never needs them, nor a connection to Redis.
+    let throttles: Throttles | undefined;
     const close = async (): Promise<void> => {
       sessions.close();
-      await throttles.close();
+      await throttles?.close();
       await sequelize.close();
     };
-    return { config, logger, sequelize, registry, accounts, tokens, sessions, throttles, close };
+    return {
+      config,
+      logger,
+      sequelize,
+      registry,
+      accounts,
+      tokens,
+      sessions,
+      get throttles() {
+        return (throttles ??= createThrottles(config, logger));
+      },
+      close,
+    };
   } catch (error) {
     await sequelize.close();
     throw error;

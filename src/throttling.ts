@@ -1,5 +1,6 @@
-import { isIPv6 } from 'node:net';
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import ipaddr from 'ipaddr.js';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config, Rate } from './config.js';
@@ -7,28 +8,38 @@ import { ApiError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /**
- * Runs one password check for `account` (a key naming the account tried)
- * and says whether it succeeded; a throttle may refuse to run it.
+ * Runs one password check for the account a client named (`identifier`, as
+ * typed) and says whether it succeeded; a throttle may refuse to run it.
  */
-export type PasswordGuard = (account: string, check: () => Promise<boolean>) => Promise<boolean>;
+export type PasswordGuard = (identifier: string, check: () => Promise<boolean>) => Promise<boolean>;
 
-export const unguarded: PasswordGuard = (_account, check) => check();
+/** For the CLI and tests, which check passwords with no client to throttle. */
+export const unguarded: PasswordGuard = (_identifier, check) => check();
 
-/** A client's address as limits count it: IPv6 by its /64 network, which one host commonly holds whole. */
+/** Short and fixed-size, whatever a client sends: a key never holds a name or grows with it. */
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** A client's address as limits count it: IPv4 as is, IPv6 by its /64 network, which one host commonly holds whole. */
 export function clientAddress(req: Request): string {
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  if (!isIPv6(address) || address.startsWith('::ffff:')) return address;
-  const [head = '', tail = ''] = address.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const address = req.ip ?? req.socket.remoteAddress ?? '';
+  // A forwarded value that is no address (TRUST_PROXY=true trusts the client's own header) still gets a bounded key.
+  if (!ipaddr.isValid(address)) return `other:${digest(address)}`;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }
 
 /** The 429 a refusal becomes: `Retry-After` in whole seconds, at least one. */
 function throttled(msBeforeNext: number): ApiError {
   const wait = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new ApiError('throttled', { wait }, { 'Retry-After': String(wait) });
+  return new ApiError('throttled', {}, { 'Retry-After': String(wait) });
+}
+
+/** Whether an error is a throttle's refusal, which login pages show in their form rather than as an error page. */
+export function isThrottled(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.code === 'throttled';
 }
 
 interface Counter {
@@ -36,43 +47,65 @@ interface Counter {
   rate: Rate;
 }
 
+type Counted = readonly (readonly [Counter, string])[];
+
 /**
- * Brute-force protection of every password check (DRF's and Laravel's
- * throttles count requests; this counts failures). Each failure counts
- * against the account tried and the client's address; when either has
- * used its allowance, checks are refused with 429 until its window ends,
- * before any password is hashed. A success clears the account's count.
+ * Takes one point from each counter before the check runs, so that checks
+ * started at the same moment cannot all slip under the limit; refuses (and
+ * gives back what it took) when any counter is spent.
+ */
+async function reserve(counted: Counted): Promise<void> {
+  const taken = await Promise.allSettled(counted.map(([{ limiter }, key]) => limiter.consume(key)));
+  const refusals = taken.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => outcome.reason as unknown);
+  if (refusals.length === 0) return;
+  await Promise.all(counted.map(([{ limiter }, key], index) => (taken[index]?.status === 'fulfilled' ? limiter.reward(key) : undefined)));
+  const waits = refusals.map((refusal) => {
+    if (refusal instanceof RateLimiterRes) return refusal.msBeforeNext;
+    throw refusal;
+  });
+  throw throttled(Math.max(...waits));
+}
+
+/**
+ * Brute-force protection of every password check. Each check counts against
+ * the name tried (whether or not an account has it, so that answers tell
+ * nothing about accounts) and the client's address; a failure keeps its
+ * point, a success gives the address its point back and clears the name's
+ * count. When either is spent, checks are refused with 429 until its window
+ * ends, before any password is hashed.
  */
 export class LoginThrottle {
   constructor(
-    private readonly perAccount: Counter | null,
+    private readonly perName: Counter | null,
     private readonly perAddress: Counter | null,
   ) {}
 
   /** The guard of the password checks one request makes. */
   guard(req: Request): PasswordGuard {
     const address = clientAddress(req);
-    return async (account, check) => {
+    return async (identifier, check) => {
+      const name = digest(identifier.toLowerCase());
       const counted: [Counter, string][] = [];
       if (this.perAddress) counted.push([this.perAddress, address]);
-      if (this.perAccount) counted.push([this.perAccount, account]);
-      await refuseIfExhausted(counted);
-      const valid = await check();
-      if (valid && this.perAccount) await this.perAccount.limiter.delete(account);
-      if (!valid) await Promise.all(counted.map(([{ limiter }, key]) => limiter.penalty(key)));
-      return valid;
+      if (this.perName) counted.push([this.perName, name]);
+      await reserve(counted);
+      let outcome: 'valid' | 'invalid' | 'error' = 'error';
+      try {
+        outcome = (await check()) ? 'valid' : 'invalid';
+      } finally {
+        // A check that failed to run (the database is down) is no failed guess.
+        if (outcome !== 'invalid') await this.giveBack(address, name, outcome === 'valid');
+      }
+      return outcome === 'valid';
     };
   }
-}
 
-async function refuseIfExhausted(counted: readonly [Counter, string][]): Promise<void> {
-  const states = await Promise.all(counted.map(([{ limiter }, key]) => limiter.get(key)));
-  let wait = 0;
-  states.forEach((state, index) => {
-    const [{ rate }] = counted[index]!;
-    if (state && state.consumedPoints >= rate.limit) wait = Math.max(wait, state.msBeforeNext);
-  });
-  if (wait > 0) throw throttled(wait);
+  private async giveBack(address: string, name: string, clearName: boolean): Promise<void> {
+    await Promise.all([
+      this.perAddress?.limiter.reward(address),
+      clearName ? this.perName?.limiter.delete(name) : this.perName?.limiter.reward(name),
+    ]);
+  }
 }
 
 /**
@@ -104,9 +137,12 @@ export interface Throttles {
   close(): Promise<void>;
 }
 
-/** A Redis connection that fails fast: a limiter then falls back to its in-memory insurance. */
+/** How long a Redis command may take before the in-memory insurance answers instead. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+/** A Redis connection that fails fast, so that a limiter falls back to its in-memory insurance. */
 function redisClient(url: string, logger: Logger): Redis {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
   let reported = false;
   client.on('error', (error: Error) => {
     if (reported) return;
@@ -132,10 +168,9 @@ export function createThrottles(config: Config, logger: Logger): Throttles {
   };
   const requests = counter('api', config.apiRateLimit);
   return {
-    login: new LoginThrottle(counter('login-account', config.loginRateAccount), counter('login-address', config.loginRateAddress)),
+    login: new LoginThrottle(counter('login-name', config.loginRateAccount), counter('login-address', config.loginRateAddress)),
     requests: requests ? new RequestThrottle(requests) : null,
-    close: async () => {
-      if (redis) await redis.quit().catch(() => redis.disconnect());
-    },
+    // Counters need no flushing: a hanging Redis must not hold up a shutdown.
+    close: async () => redis?.disconnect(),
   };
 }

@@ -11,7 +11,7 @@ import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { translator, type Language } from '../i18n.js';
 import type { Logger } from '../logger.js';
-import type { LoginThrottle } from '../throttling.js';
+import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { requestData } from '../parsers.js';
 import { BUNDLE_FILE } from './env.js';
 import { assertKnownAction, normalizeBooleans, type RouteTarget } from './requests.js';
@@ -169,7 +169,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
           accept: (account) => Boolean(account.get('is_staff')),
         });
       } catch (error) {
-        if (!(error instanceof ApiError && error.code === 'throttled')) throw error;
+        if (!isThrottled(error)) throw error;
         res.status(error.status).set(error.headers);
         return await renderLogin(res, LOGIN_THROTTLED);
       }

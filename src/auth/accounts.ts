@@ -5,7 +5,7 @@ import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type Resourc
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
-import { unguarded, type PasswordGuard } from '../throttling.js';
+import type { PasswordGuard } from '../throttling.js';
 import type { PasswordHasher } from './hashers.js';
 
 /** The authenticated user as the rest of the framework sees it. */
@@ -17,12 +17,16 @@ export interface AuthUser {
   isSuperuser: boolean;
 }
 
+/** Longer than any email address can be (RFC 5321), and than any username. */
+const MAX_IDENTIFIER_LENGTH = 254;
+
 /** What a login form or header may name an account by, tried in this order. */
 export type Identifier = 'username' | 'email';
 
 export interface CredentialCheck {
   by: readonly Identifier[];
-  guard?: PasswordGuard;
+  /** Required, so that no login path forgets its throttle; `unguarded` where no client is involved. */
+  guard: PasswordGuard;
   accept?: (row: Row) => boolean;
 }
 
@@ -125,23 +129,23 @@ export class Accounts {
   /**
    * The active account (with its hidden fields) that `identifier` names by
    * one of `by` and `password` opens, or null (see `verify`); `accept` may
-   * refuse it further (the admin wants staff). The guard sees the account
-   * tried, keyed by id when it exists, so that its username and its email
-   * address share one count.
+   * refuse it further (the admin wants staff). The guard may refuse to run
+   * the check at all (a throttle).
    */
   async checkCredentials(identifier: string, password: string, options: CredentialCheck): Promise<Row | null> {
-    const { by, guard = unguarded, accept = () => true } = options;
+    const { by, guard, accept = () => true } = options;
     let row: Row | null = null;
-    for (const field of identifier === '' ? [] : by) {
+    // Longer than any username or email address can be: no account to look up.
+    const lookups = identifier === '' || identifier.length > MAX_IDENTIFIER_LENGTH ? [] : by;
+    for (const field of lookups) {
       row ??= field === 'email' ? await this.findByEmail(identifier, { withHidden: true }) : await this.findByUsername(identifier, { withHidden: true });
     }
-    const account = row ? `id:${String(row.get('id'))}` : `name:${identifier.toLowerCase()}`;
-    const valid = await guard(account, async () => (await this.verify(row, password)) && row !== null && accept(row));
+    const valid = await guard(identifier, async () => (await this.verify(row, password)) && row !== null && accept(row));
     return valid ? row : null;
   }
 
   /** The active account with this username and password, or null (see `checkCredentials`). */
-  async authenticate(username: string, password: string, guard?: PasswordGuard): Promise<AuthUser | null> {
+  async authenticate(username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null> {
     const row = await this.checkCredentials(username, password, { by: ['username'], guard });
     return row ? this.toAuthUser(row) : null;
   }

@@ -19,14 +19,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export function healthRoutes(sequelize: Sequelize, log: { warn(details: object, message: string): void }): Router {
   const router = express.Router({ caseSensitive: true });
-  router.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
   router.get('/healthz', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
     try {
       await withTimeout(sequelize.query('SELECT 1'), READY_TIMEOUT_MS);
       res.json({ status: 'ok' });

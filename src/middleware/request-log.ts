@@ -27,5 +27,7 @@ export function requestLog(logger: Logger): RequestHandler {
     genReqId: requestId,
     autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url?.split('?')[0] ?? '') },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    // The client as Express sees it: behind a trusted proxy (TRUST_PROXY), from X-Forwarded-For.
+    customProps: (req) => ({ clientAddress: (req as { ip?: string }).ip }),
   });
 }

@@ -7,7 +7,8 @@ import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
 import { pageChrome, renderPage } from '../renderers.js';
-import type { LoginThrottle } from '../throttling.js';
+import type { Row } from '../registry.js';
+import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { setXsrfCookie } from './token.js';
 
 export interface BrowserLoginOptions {
@@ -106,17 +107,14 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
       const data = await requestData(req, bodyLimit);
       const target = safeNext(text(data, 'next') || req.query.next, defaultNext);
       const username = text(data, 'username').trim();
-      const row = await accounts
-        .checkCredentials(username, text(data, 'password'), { by: ['username', 'email'], guard: loginThrottle.guard(req) })
-        .catch((error: unknown) => {
-          if (error instanceof ApiError && error.code === 'throttled') return error;
-          throw error;
-        });
-      if (row instanceof ApiError || !row) {
-        const refusal = row ?? 'failed';
-        loginPage(req, res, row ? row.status : 200, { next: target, username, refusal });
-        return;
+      let row: Row | null;
+      try {
+        row = await accounts.checkCredentials(username, text(data, 'password'), { by: ['username', 'email'], guard: loginThrottle.guard(req) });
+      } catch (error) {
+        if (!isThrottled(error)) throw error;
+        return loginPage(req, res, error.status, { next: target, username, refusal: error });
       }
+      if (!row) return loginPage(req, res, 200, { next: target, username, refusal: 'failed' });
       await accounts.recordLogin(row);
       // passport 0.7 regenerates the session: the id a visitor had before is worthless after.
       req.logIn(accounts.toAuthUser(row), (error?: unknown) => {

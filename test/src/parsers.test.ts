@@ -1,4 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
+import express from 'express';
+import request from 'supertest';
+import { requestData } from '../../src/parsers.js';
 import { credentials, useTestApp } from '../helpers/app.js';
 
 describe('request bodies', () => {
@@ -116,5 +119,24 @@ describe('request bodies', () => {
     const res = await post().set('Content-Type', 'multipart/form-data').send('--x\r\n');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'フォームデータを解析できません。' });
+  });
+});
+
+describe('keys that name a prototype', () => {
+  // What the framework's code receives, as JSON (which keeps an own `__proto__` key, were there one).
+  const echo = express();
+  echo.post('/', async (req, res) => {
+    res.json(await requestData(req, 4096));
+  });
+
+  test('__proto__, constructor and prototype are dropped from JSON at any depth, forms and multipart bodies', async () => {
+    const json = await request(echo).post('/').type('json').send('{"title":"t","__proto__":{"x":1},"constructor":{"prototype":{"x":1}},"prototype":1}');
+    expect(json.text).toBe('{"title":"t"}');
+    const nested = await request(echo).post('/').type('json').send('[{"a":{"__proto__":{"x":1},"b":2}}]');
+    expect(nested.text).toBe('[{"a":{"b":2}}]');
+    const form = await request(echo).post('/').type('form').send('title=t&__proto__=x&constructor=y&prototype=z');
+    expect(form.text).toBe('{"title":"t"}');
+    const multipart = await request(echo).post('/').field('title', 't').field('__proto__', 'x').field('constructor', 'y');
+    expect(multipart.text).toBe('{"title":"t"}');
   });
 });

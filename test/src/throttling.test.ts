@@ -3,6 +3,8 @@ import request from 'supertest';
 import { useTestApp, type TestApp } from '../helpers/app.js';
 import { adminLogin } from '../helpers/admin.js';
 import { formToken } from '../helpers/pages.js';
+import { clientAddress } from '../../src/throttling.js';
+import type { Request } from 'express';
 
 /** Small allowances, and client addresses taken from X-Forwarded-For so that a test can be several clients. */
 const LIMITS = { LOGIN_RATE_ACCOUNT: '3/hour', LOGIN_RATE_ADDRESS: '5/hour', TRUST_PROXY: 'true' };
@@ -52,6 +54,13 @@ describe('brute-force throttling of the token login', () => {
     }
     expect((await tokenLogin(t, 'carol@example.com', 'carol-password', '10.0.1.1')).status).toBe(429);
     expect((await tokenLogin(t, 'carol@example.com', 'carol-password', '10.0.1.2')).status).toBe(201);
+  });
+
+  test('guesses sent all at once get no more password checks than the allowance', async () => {
+    await t.createUser('frank', { email: 'frank@example.com' });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => tokenLogin(t, 'frank@example.com', `guess-${i}`, `10.0.4.${i}`)));
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses).toEqual([...Array<number>(3).fill(404), ...Array<number>(17).fill(429)]);
   });
 
   test('a successful login clears the failures counted against the account', async () => {
@@ -106,16 +115,24 @@ describe('brute-force throttling of the browser login', () => {
     await app.createUser('alice', { email: 'alice@example.com' });
   }, LIMITS);
 
-  test('the username and the email address of an account share one count, and the form says why it refuses', async () => {
+  test('a name refused three times is refused in any letter case, and the form says why', async () => {
     expect((await browserLogin(t, 'alice', 'wrong', '10.2.0.1')).text).toContain('role="alert"');
-    await browserLogin(t, 'ALICE@example.com', 'wrong', '10.2.0.2');
+    await browserLogin(t, 'ALICE', 'wrong', '10.2.0.2');
     await browserLogin(t, 'alice', 'wrong', '10.2.0.3');
-    const refused = await browserLogin(t, 'alice@example.com', 'alice-password', '10.2.0.4');
+    const refused = await browserLogin(t, 'Alice', 'alice-password', '10.2.0.4');
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
     expect(refused.headers['set-cookie']?.toString() ?? '').not.toContain('XSRF-TOKEN');
     expect(refused.text).toContain('リクエストの処理は絞られました。');
     expect(refused.text).toContain('name="password"');
+  });
+
+  test('names count as typed, account or not, so that the answers say nothing about which names are accounts', async () => {
+    for (const name of ['bob-is-no-account', 'alice@example.com']) {
+      const answers: number[] = [];
+      for (let attempt = 0; attempt < 4; attempt += 1) answers.push((await browserLogin(t, name, 'wrong', `10.2.1.${attempt}`)).status);
+      expect(answers).toEqual([200, 200, 200, 429]);
+    }
   });
 });
 
@@ -130,7 +147,7 @@ describe('brute-force throttling of the admin login', () => {
       const { res } = await adminLogin(t, 'root@example.com', 'wrong');
       expect(res.status).toBe(200);
     }
-    const { res } = await adminLogin(t, 'root', 'root-password');
+    const { res } = await adminLogin(t, 'ROOT@example.com', 'root-password');
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
     expect(res.headers['set-cookie']?.toString() ?? '').not.toContain('admin_sessionid');
@@ -177,5 +194,26 @@ describe('without API_RATE_LIMIT', () => {
     const res = await t.http.get('/comments/').set('Authorization', basic('alice', 'alice-password'));
     expect(res.status).toBe(200);
     expect(res.headers).not.toHaveProperty('x-ratelimit-limit');
+  });
+});
+
+describe('the client address that limits count', () => {
+  const address = (ip: string): string => clientAddress({ ip, socket: {} } as unknown as Request);
+
+  test('IPv4 counts by address, also when written as an IPv4-mapped IPv6 address in any case', () => {
+    expect(address('203.0.113.7')).toBe('203.0.113.7');
+    expect(address('::FFFF:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  test('IPv6 counts by /64 network, however the address is written', () => {
+    expect(address('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(address('2001:0DB8:0001:0002::9')).toBe('2001:db8:1:2::/64');
+    expect(address('2001:db8:1:3::9')).not.toBe(address('2001:db8:1:2::9'));
+  });
+
+  test('a forwarded value that is no address gets a short key of its own, not its text', () => {
+    const key = address('x'.repeat(10_000));
+    expect(key.length).toBeLessThan(64);
+    expect(key).not.toBe(address('y'));
   });
 });

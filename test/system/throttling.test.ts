@@ -41,6 +41,7 @@ describe('throttling across two server processes sharing Redis', () => {
     env.DATABASE_URL = database.url;
     await createUserWithCli(env, 'alice', 'alice-password');
     await createUserWithCli(env, 'bob', 'bob-password');
+    await createUserWithCli(env, 'carol', 'carol-password');
     servers.push(await startServerProcess(env), await startServerProcess(env));
   }, 60_000);
   afterAll(async () => {
@@ -59,11 +60,14 @@ describe('throttling across two server processes sharing Redis', () => {
     const refused = await tokenLogin(first, 'alice@example.com', 'alice-password');
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
-    const basic = await fetch(new URL('comments/', second.url), { headers: { authorization: basicAuth('alice', 'alice-password') } });
-    expect(basic.status).toBe(429);
-    expect(await basic.json()).toEqual({ detail: 'リクエストの処理は絞られました。' });
+    const basic = (server: ServerProcess, password: string) =>
+      fetch(new URL('comments/', server.url), { headers: { authorization: basicAuth('bob', password) } });
+    for (const server of [second, first, second, first]) expect((await basic(server, 'wrong')).status).toBe(401);
+    const refusedBasic = await basic(second, 'bob-password');
+    expect(refusedBasic.status).toBe(429);
+    expect(await refusedBasic.json()).toEqual({ detail: 'リクエストの処理は絞られました。' });
     // Another account is not affected.
-    expect((await tokenLogin(second, 'bob@example.com', 'bob-password')).status).toBe(201);
+    expect((await tokenLogin(second, 'carol@example.com', 'carol-password')).status).toBe(201);
   });
 });
 

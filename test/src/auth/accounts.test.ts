@@ -3,6 +3,7 @@ import { Accounts } from '../../../src/auth/accounts.js';
 import { PasswordHasher } from '../../../src/auth/hashers.js';
 import { ValidationError } from '../../../src/errors.js';
 import { TEST_ITERATIONS, useTestApp } from '../../helpers/app.js';
+import { unguarded } from '../../../src/throttling.js';
 
 describe('accounts', () => {
 
@@ -16,21 +17,21 @@ describe('accounts', () => {
 
   test('only the right password of an active account authenticates', async () => {
     const { accounts } = t.services;
-    expect(await accounts.authenticate('alice', 'pw')).toMatchObject({ username: 'alice', isStaff: false });
-    expect(await accounts.authenticate('alice', 'wrong')).toBeNull();
-    expect(await accounts.authenticate('nobody', 'pw')).toBeNull();
-    expect(await accounts.authenticate('retired', 'pw')).toBeNull();
+    expect(await accounts.authenticate('alice', 'pw', unguarded)).toMatchObject({ username: 'alice', isStaff: false });
+    expect(await accounts.authenticate('alice', 'wrong', unguarded)).toBeNull();
+    expect(await accounts.authenticate('nobody', 'pw', unguarded)).toBeNull();
+    expect(await accounts.authenticate('retired', 'pw', unguarded)).toBeNull();
   });
 
   test('a hash weaker than configured is replaced once, at the next successful login', async () => {
     const stronger = new Accounts(t.services.registry, new PasswordHasher(TEST_ITERATIONS * 2));
     const before = await storedHash('alice');
-    expect(await stronger.authenticate('alice', 'wrong')).toBeNull();
+    expect(await stronger.authenticate('alice', 'wrong', unguarded)).toBeNull();
     expect(await storedHash('alice')).toBe(before);
-    expect(await stronger.authenticate('alice', 'pw')).not.toBeNull();
+    expect(await stronger.authenticate('alice', 'pw', unguarded)).not.toBeNull();
     const upgraded = await storedHash('alice');
     expect(upgraded).toMatch(new RegExp(`^pbkdf2_sha256\\$${TEST_ITERATIONS * 2}\\$`));
-    expect(await stronger.authenticate('alice', 'pw')).not.toBeNull();
+    expect(await stronger.authenticate('alice', 'pw', unguarded)).not.toBeNull();
     expect(await storedHash('alice')).toBe(upgraded);
   });
 

@@ -6,6 +6,7 @@ import { createServices, type Services } from '../../../src/services.js';
 import { testConfig, TEST_ITERATIONS } from '../../helpers/app.js';
 import { cli } from '../../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { unguarded } from '../../../src/throttling.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-cli-'));
 let database: TestDatabase;
@@ -28,7 +29,7 @@ async function withServices<T>(use: (services: Services) => Promise<T>): Promise
 }
 
 const userCount = () => withServices((s) => s.registry.users().model.count());
-const login = (username: string, password: string) => withServices((s) => s.accounts.authenticate(username, password));
+const login = (username: string, password: string) => withServices((s) => s.accounts.authenticate(username, password, unguarded));
 
 describe('npm run manage', () => {
   // The CLI opens the database itself, so each test gets a file (or a PostgreSQL database) it can share.

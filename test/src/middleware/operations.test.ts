@@ -60,6 +60,7 @@ describe('request logs', () => {
         .get('/comments/')
         .set('Authorization', `Basic ${Buffer.from('alice:alice-secret-pw').toString('base64')}`)
         .set('Cookie', 'sessionid=cookie-secret-value')
+        .set('X-CSRFToken', 'csrf-secret-value')
         .set('X-Request-Id', 'lb-1234');
       expect(listed.headers['x-request-id']).toBe('lb-1234');
       const login = await http.post('/api/login').set('Accept', 'application/json').send({ email: 'alice@example.com', password: 'alice-secret-pw' });
@@ -70,9 +71,10 @@ describe('request logs', () => {
 
       const line = logs.lines.find((entry) => (entry.req as { id?: string } | undefined)?.id === 'lb-1234');
       expect(line).toMatchObject({ level: 30, req: { method: 'GET', url: '/comments/' }, res: { statusCode: 200 } });
-      expect(line).toMatchObject({ req: { headers: { authorization: '[redacted]', cookie: '[redacted]' } } });
+      expect(line).toMatchObject({ req: { headers: { authorization: '[redacted]', cookie: '[redacted]', 'x-csrftoken': '[redacted]' } } });
+      expect(line?.clientAddress).toMatch(/127\.0\.0\.1/);
       const everything = logs.raw();
-      for (const secret of ['alice-secret-pw', 'cookie-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
+      for (const secret of ['alice-secret-pw', 'cookie-secret-value', 'csrf-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
         expect(everything).not.toContain(secret);
       }
       // Health probes do not flood the log.

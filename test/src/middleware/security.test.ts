@@ -30,7 +30,9 @@ describe('security headers', () => {
     expect(res.text).not.toMatch(/<style|style="/);
     for (const asset of ['/static/browsable.css', '/static/browsable.js']) {
       expect(res.text).toContain(asset);
-      expect((await t.http.get(asset)).status).toBe(200);
+      const served = await t.http.get(asset);
+      expect(served.status).toBe(200);
+      expect(served.headers['cache-control']).toBe('public, max-age=3600');
     }
   });
 
@@ -82,23 +84,5 @@ describe('TRUST_PROXY', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ detail: 'Host ヘッダが不正です。' });
     });
-  });
-});
-
-describe('prototype keys in bodies', () => {
-  const t = useTestApp(async (app) => {
-    await app.createUser('alice');
-  });
-
-  test('__proto__, constructor and prototype are ignored in JSON, form and multipart bodies', async () => {
-    const json = '{"title":"json","body":"b","__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}';
-    const created = await t.http.post('/comments/').auth('alice', 'alice-password').type('json').send(json);
-    expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['body', 'id', 'title', 'updated_at']);
-    const form = await t.http.post('/comments/').auth('alice', 'alice-password').type('form').send('title=form&body=b&__proto__=x&constructor=y');
-    expect(form.status).toBe(201);
-    const multipart = await t.http.post('/comments/').auth('alice', 'alice-password').field('title', 'multi').field('body', 'b').field('__proto__', 'x');
-    expect(multipart.status).toBe(201);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
