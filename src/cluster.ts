@@ -4,6 +4,10 @@ import { exitOnSignal } from './shutdown.js';
 
 /** The pause before a dead worker is replaced, so that a worker crashing at once does not make the primary spin. */
 export const RESTART_DELAY_MS = 1_000;
+/** The pause doubles with each worker in a row that dies before it serves, up to this. */
+const MAX_RESTART_DELAY_MS = 30_000;
+/** Workers in a row that die before they serve: then something is wrong that restarting will not mend. */
+const MAX_FAILED_STARTS = 5;
 
 export interface ClusterOptions {
   workers: number;
@@ -25,7 +29,9 @@ function identify(worker: Worker): { worker: number; workerPid: number | undefin
  */
 export function runPrimary({ workers, logger, restartDelayMs = RESTART_DELAY_MS }: ClusterOptions): void {
   const live = new Set<Worker>();
+  const listened = new WeakSet<Worker>();
   let serving = false;
+  let failedStarts = 0;
   let stopping: Promise<void> | null = null;
   let unclean = false;
   let allExited = (): void => undefined;
@@ -45,21 +51,28 @@ export function runPrimary({ workers, logger, restartDelayMs = RESTART_DELAY_MS 
       unclean ||= signal === null && code !== 0;
       logger.info(detail, 'worker exited');
       if (live.size === 0) allExited();
-    } else if (!serving) {
-      logger.error(detail, 'worker failed to start; stopping');
+      return;
+    }
+    failedStarts = listened.has(worker) ? 0 : failedStarts + 1;
+    if (!serving || failedStarts >= MAX_FAILED_STARTS) {
+      logger.error({ ...detail, failedStarts }, 'workers fail to start; stopping');
       const fail = (): never => process.exit(1);
       stop('SIGTERM').then(fail, fail);
-    } else {
-      logger.warn({ ...detail, restartInMs: restartDelayMs }, 'worker exited unexpectedly; replacing it');
-      setTimeout(() => stopping ?? fork(), restartDelayMs);
+      return;
     }
+    const delay = Math.min(restartDelayMs * 2 ** failedStarts, MAX_RESTART_DELAY_MS);
+    logger.warn({ ...detail, restartInMs: delay }, 'worker exited unexpectedly; replacing it');
+    setTimeout(() => stopping ?? fork(), delay);
   };
 
   const fork = (): void => {
     const worker = cluster.fork();
     live.add(worker);
     worker.once('online', () => logger.info(identify(worker), 'worker started'));
-    worker.once('listening', () => (serving = true));
+    worker.once('listening', () => {
+      serving = true;
+      listened.add(worker);
+    });
     worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => onExit(worker, code, signal));
   };
 

@@ -13,7 +13,7 @@ import { seedFailure, seedLines } from './cli/seeding.js';
 import { runPrimary } from './cluster.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
-import { exitOnSignal, gracefulClose } from './shutdown.js';
+import { exitOnSignal, gracefulClose, SHUTDOWN_GRACE_MS, WORKER_SHUTDOWN_GRACE_MS } from './shutdown.js';
 
 export interface RunningServer {
   server: Server;
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   );
   printDemo(t, running.demo);
   running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
-  exitOnSignal(running.services.logger, () => running.close());
+  exitOnSignal(running.services.logger, () => running.close(), cluster.isPrimary ? SHUTDOWN_GRACE_MS : WORKER_SHUTDOWN_GRACE_MS);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

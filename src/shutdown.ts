@@ -3,6 +3,8 @@ import type { Logger } from './logger.js';
 
 /** How long a stopping process may take before it exits anyway, with status 1. */
 export const SHUTDOWN_GRACE_MS = 10_000;
+/** A worker's: shorter, so that it is done before its primary's grace ends and kills it. */
+export const WORKER_SHUTDOWN_GRACE_MS = SHUTDOWN_GRACE_MS - 1_000;
 
 /**
  * Makes `server` closable without cutting answers short. The returned function
@@ -37,9 +39,9 @@ export function gracefulClose(server: Server): () => Promise<void> {
 
 /**
  * Runs `stop` once, on the first SIGTERM or SIGINT, then exits: 0 when it
- * resolves, 1 when it fails or is still running after SHUTDOWN_GRACE_MS.
+ * resolves, 1 when it fails or is still running after `graceMs`.
  */
-export function exitOnSignal(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<void>): void {
+export function exitOnSignal(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<void>, graceMs = SHUTDOWN_GRACE_MS): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -47,9 +49,9 @@ export function exitOnSignal(logger: Logger, stop: (signal: NodeJS.Signals) => P
     logger.info({ signal }, 'shutting down');
     // Not unref'd: whatever `stop` waits for, the process ends by one of these exits.
     setTimeout(() => {
-      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took too long; exiting anyway');
+      logger.error({ graceMs }, 'shutdown took too long; exiting anyway');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, graceMs);
     stop(signal).then(
       () => process.exit(0),
       (error: unknown) => {
