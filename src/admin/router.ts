@@ -13,6 +13,7 @@ import { translator, type Language } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { requestData } from '../parsers.js';
+import { allowInlineScripts } from '../middleware/security.js';
 import { BUNDLE_FILE } from './env.js';
 import { assertKnownAction, normalizeBooleans, type RouteTarget } from './requests.js';
 import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
@@ -74,6 +75,14 @@ function withoutExternalFonts(html: string): string {
 }
 
 /** Text AdminJS writes into a script element as JSON: no markup may close it. */
+/** An AdminJS page as it leaves: no outside fonts, and a policy that runs its own inline scripts only. */
+function sendPage(res: Response, html: string): void {
+  const page = withoutExternalFonts(html);
+  allowInlineScripts(res, page);
+  if (!res.getHeader('Content-Type')) res.type('html');
+  res.send(page);
+}
+
 function inert(text: string): string {
   return text.replace(/[<>&]/g, '');
 }
@@ -143,7 +152,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
 
   const renderLogin = async (res: Response, refusal: string | null): Promise<void> => {
     const html = await admin.renderLogin({ action: loginPath, errorMessage: refusal });
-    res.type('html').send(withoutExternalFonts(html));
+    sendPage(res, html);
   };
 
   router.get('/login', async (req, res, next) => {
@@ -269,7 +278,7 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
       if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');
       const result = await action.call(controller, { params, query: safeQuery(req.query), payload, method }, res);
       if (route.contentType) res.type(route.contentType);
-      if (typeof result === 'string') res.send(withoutExternalFonts(result));
+      if (typeof result === 'string') sendPage(res, result);
       else res.json(result);
     } catch (error) {
       next(error);
