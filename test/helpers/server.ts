@@ -163,7 +163,11 @@ export async function createCommentsInParallel(
   return load;
 }
 
-/** Resolves once `condition` holds, checking every few milliseconds. */
-export async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Resolves once `condition` holds, checking every few milliseconds; rejects with `explain()` after `timeoutMs`. */
+export async function until(condition: () => boolean, explain: () => string = () => '', timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms ${explain()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -57,7 +57,7 @@ describe('a server killed with SIGKILL in the middle of writes', () => {
     await first.waitForLog(() => first.servingPids().length === 2);
     const load: CreateLoad = { created: [], failures: [] };
     const writing = createCommentsInParallel(first.url, basicAuth('alice', 'alice-pw'), 8, 100_000, load);
-    await until(() => load.created.length >= 500);
+    await until(() => load.created.length >= 500, () => load.failures.slice(0, 3).join('; '));
     for (const pid of [...first.servingPids(), first.pid]) process.kill(pid, 'SIGKILL');
     await writing;
     expect(await first.exited).toBeNull();
