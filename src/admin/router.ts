@@ -74,7 +74,6 @@ function withoutExternalFonts(html: string): string {
   return html.replace(/<link[^>]*fonts\.googleapis\.com[^>]*>/g, '');
 }
 
-/** Text AdminJS writes into a script element as JSON: no markup may close it. */
 /** An AdminJS page as it leaves: no outside fonts, and a policy that runs its own inline scripts only. */
 function sendPage(res: Response, html: string): void {
   const page = withoutExternalFonts(html);
@@ -83,6 +82,7 @@ function sendPage(res: Response, html: string): void {
   res.send(page);
 }
 
+/** Text AdminJS writes into a script element as JSON: no markup may close it. */
 function inert(text: string): string {
   return text.replace(/[<>&]/g, '');
 }

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import type { Sequelize } from 'sequelize';
+import type { Logger } from '../logger.js';
 
 /** How long /readyz waits for the database before it answers 503. */
 const READY_TIMEOUT_MS = 2000;
@@ -17,7 +18,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * `GET /readyz`: the database answers too (a load balancer sends traffic only then).
  * Neither needs credentials, is cached, or says more than its status.
  */
-export function healthRoutes(sequelize: Sequelize, log: { warn(details: object, message: string): void }): Router {
+export function healthRoutes(sequelize: Sequelize, log: Logger): Router {
   const router = express.Router({ caseSensitive: true });
   router.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');

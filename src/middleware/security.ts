@@ -16,7 +16,7 @@ const common = {
   xFrameOptions: { action: 'deny' as const },
 };
 
-/** The APIs, the browsable pages and the browser login: scripts and styles from /static only. */
+/** The APIs, the browsable pages and the browser login: scripts and styles from this origin (the files in /static), none inline. */
 export function productHeaders(): RequestHandler {
   return helmet({
     ...common,

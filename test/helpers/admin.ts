@@ -1,17 +1,13 @@
 import request from 'supertest';
 import type { Response } from 'supertest';
 import type { TestApp } from './app.js';
+import { setCookieHeader } from './pages.js';
 
 export type Agent = ReturnType<typeof request.agent>;
 
-/** Every Set-Cookie header of a response. */
-export function setCookies(res: Response): string[] {
-  return (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
-}
-
 /** The admin's session cookie header of a response, if it set one. */
 export function adminCookie(res: Response): string | undefined {
-  return setCookies(res).find((header) => header.startsWith('admin_sessionid='));
+  return setCookieHeader(res, 'admin_sessionid');
 }
 
 /** Posts the admin's login form as its page does (multipart, like AdminJS's own form). */

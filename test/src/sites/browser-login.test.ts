@@ -2,20 +2,14 @@ import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import { createTestApp, useTestApp, type TestApp } from '../../helpers/app.js';
-import { formToken } from '../../helpers/pages.js';
+import { formToken, setCookieHeader } from '../../helpers/pages.js';
 
 type Agent = ReturnType<typeof request.agent>;
 
 /** A cookie's value among a response's Set-Cookie headers. */
 function cookie(res: Response, name: string): string | undefined {
-  const headers = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
-  const found = headers.find((header) => header.startsWith(`${name}=`));
+  const found = setCookieHeader(res, name);
   return found ? decodeURIComponent(found.slice(name.length + 1).split(';')[0] ?? '') : undefined;
-}
-
-function setCookieHeader(res: Response, name: string): string | undefined {
-  const headers = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
-  return headers.find((header) => header.startsWith(`${name}=`));
 }
 
 /** Logs in through the form as a browser does; returns the agent (its cookies) and the response. */
