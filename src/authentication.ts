@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import type { Accounts, AuthUser } from './auth/accounts.js';
+import type { AuthUser } from './auth/accounts.js';
+import type { PasswordCheck } from './auth/credential-cache.js';
 import type { AccessToken, AccessTokens } from './auth/tokens.js';
 import type { RequestContext } from './context.js';
 import { enforceCsrf } from './auth/csrf.js';
@@ -45,12 +46,12 @@ function authorization(req: Request): { scheme: string; values: string[] } {
   return { scheme: scheme.toLowerCase(), values };
 }
 
-/** HTTP Basic with username and password, checked by the account store. */
+/** HTTP Basic with username and password, checked by the account store (behind the credential cache). */
 export class BasicAuthentication implements Authenticator {
   readonly challenge: string;
 
   constructor(
-    private readonly accounts: Accounts,
+    private readonly passwords: PasswordCheck,
     private readonly throttle: LoginThrottle,
     realm = 'api',
   ) {
@@ -63,7 +64,7 @@ export class BasicAuthentication implements Authenticator {
     if (values.length === 0) throw new ApiError('basic_header_no_credentials');
     if (values.length > 1) throw new ApiError('basic_header_spaces');
     const { username, password } = decodeCredentials(values[0] ?? '');
-    const user = await this.accounts.authenticate(username, password, this.throttle.guard(req));
+    const user = await this.passwords.authenticate(username, password, this.throttle.guard(req));
     if (!user) throw new ApiError('authentication_failed');
     return { user };
   }

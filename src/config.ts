@@ -34,6 +34,8 @@ export interface Config {
   /** Requests per client (user, or address when anonymous) on the API sites; null (default): unlimited. */
   apiRateLimit: Rate | null;
   webConcurrency: number;
+  /** Seconds a password that opened an account over HTTP Basic is trusted without hashing again; 0: hash every request. */
+  basicAuthCacheSeconds: number;
   /** PBKDF2 iterations of new password hashes (Django's 600,000 unless a test lowers it). */
   passwordIterations: number;
   /** Largest request body accepted, in bytes. */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginRateAddress: rate(env, 'LOGIN_RATE_ADDRESS', '100/hour'),
     apiRateLimit: rate(env, 'API_RATE_LIMIT', null),
     webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
+    basicAuthCacheSeconds: integer(env, 'BASIC_AUTH_CACHE_SECONDS', 300, 0, 86_400),
     passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),

@@ -95,9 +95,15 @@ export class Accounts {
     return model.findOne({ where: { [this.contract.usernameField]: username } });
   }
 
+  async findById(id: number, { withHidden = false } = {}): Promise<Row | null> {
+    if (!Number.isSafeInteger(id)) return null;
+    const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
+    return model.findByPk(id);
+  }
+
   /** The active account with this id, as the rest of the framework sees it; null if gone or deactivated. */
   async findActiveById(id: number): Promise<AuthUser | null> {
-    const row = Number.isSafeInteger(id) ? await this.users.model.findByPk(id) : null;
+    const row = await this.findById(id);
     return row && row.get('is_active') ? this.toAuthUser(row) : null;
   }
 

@@ -1,4 +1,5 @@
 import type { Accounts } from '../auth/accounts.js';
+import { basicPasswordCheck } from '../auth/credential-cache.js';
 import { BasicAuthentication, SessionAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
 import { requestUrl, type RequestContext } from '../context.js';
@@ -12,6 +13,8 @@ import type { Throttles } from '../throttling.js';
 import { zonedTimestampFormatter } from '../timestamps.js';
 
 export const PAGINATED_SITE = 'paginated';
+/** Credentials remembered at once per process: about 200 bytes each. */
+const BASIC_AUTH_CACHE_ENTRIES = 10_000;
 
 /** The field errors of a 400, `{"<field>": ["<message>", …]}`, labels from the resource catalogue. */
 function validationBody(ctx: RequestContext, error: ValidationError): Record<string, string[]> {
@@ -23,7 +26,8 @@ function validationBody(ctx: RequestContext, error: ValidationError): Record<str
  * lists, `{"detail": …}` errors, JSON or the browsable page, Japanese first.
  */
 export function paginatedSite(config: Config, accounts: Accounts, throttles: Throttles): Site {
-  const basic = new BasicAuthentication(accounts, throttles.login, 'api');
+  const passwords = basicPasswordCheck(accounts, { ttlSeconds: config.basicAuthCacheSeconds, maxEntries: BASIC_AUTH_CACHE_ENTRIES });
+  const basic = new BasicAuthentication(passwords, throttles.login, 'api');
   // Django REST Framework's default order: the browser session first, so that a stale Basic header is never tried.
   const session = new SessionAuthentication(config.bodyLimit);
   return {

@@ -13,6 +13,7 @@ describe('configuration from the environment', () => {
       timeZone: 'UTC',
       apiForceJson: false,
       webConcurrency: 1,
+      basicAuthCacheSeconds: 300,
       passwordIterations: 600000,
     });
     expect(DEFAULT_DATABASE_URL).toBe('sqlite:data/db.sqlite3');
@@ -30,6 +31,7 @@ describe('configuration from the environment', () => {
       API_FORCE_JSON: '1',
       REDIS_URL: 'redis://127.0.0.1:6379',
       WEB_CONCURRENCY: '2',
+      BASIC_AUTH_CACHE_SECONDS: '0',
     });
     expect(config).toMatchObject({
       databaseUrl: 'postgres://u@h/db',
@@ -42,6 +44,7 @@ describe('configuration from the environment', () => {
       apiForceJson: true,
       redisUrl: 'redis://127.0.0.1:6379',
       webConcurrency: 2,
+      basicAuthCacheSeconds: 0,
     });
   });
 
@@ -56,6 +59,7 @@ describe('configuration from the environment', () => {
     ['TIME_ZONE', 'Mars/Olympus'],
     ['TOKEN_EXPIRATION_MINUTES', '-5'],
     ['WEB_CONCURRENCY', '0'],
+    ['BASIC_AUTH_CACHE_SECONDS', '-1'],
   ])('%s=%s is refused with the variable named', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     try {

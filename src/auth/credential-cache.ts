@@ -1,0 +1,87 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { clock } from '../clock.js';
+import type { Row } from '../registry.js';
+import type { PasswordGuard } from '../throttling.js';
+import type { Accounts, AuthUser } from './accounts.js';
+
+export interface CredentialCacheOptions {
+  /** How long a checked password is trusted without hashing again; 0 turns the cache off. */
+  ttlSeconds: number;
+  /** Most credentials remembered at once; the least recently used go first. */
+  maxEntries: number;
+}
+
+/** What a username and password that opened an account stand for, and what the account was like then. */
+interface Remembered {
+  userId: number;
+  username: string;
+  /** Keyed digest of the stored password hash: any new password (or rehash) changes it. */
+  storedHash: Buffer;
+}
+
+/** The password checks a request's credentials go through (Accounts, or Accounts behind a cache). */
+export interface PasswordCheck {
+  authenticate(username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null>;
+}
+
+/**
+ * HTTP Basic sends the password with every request, and a PBKDF2 check costs
+ * about as much CPU as hundreds of requests. A password that opened an account
+ * is therefore remembered, for a bounded time and number of entries, as a
+ * keyed HMAC of the credentials (the key is random and never leaves the
+ * process). A remembered credential still costs one primary-key read: the
+ * account must exist, be active, keep its username and its stored password
+ * hash, so that a new password, a deactivation or a deletion counts on the
+ * very next request. Only successful checks are remembered.
+ */
+export class CachedPasswordCheck implements PasswordCheck {
+  private readonly key = randomBytes(32);
+  private readonly remembered: LRUCache<string, Remembered>;
+
+  constructor(
+    private readonly accounts: Accounts,
+    options: CredentialCacheOptions,
+  ) {
+    this.remembered = new LRUCache<string, Remembered>({
+      max: options.maxEntries,
+      ttl: options.ttlSeconds * 1000,
+      // The framework's clock, so that tests can move time.
+      perf: { now: () => clock().now().getTime() },
+    });
+  }
+
+  async authenticate(username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null> {
+    const key = this.credentialKey(username, password);
+    const entry = this.remembered.get(key);
+    if (entry) {
+      const row = await this.accounts.findById(entry.userId, { withHidden: true });
+      if (row && this.stillOpens(row, entry)) return this.accounts.toAuthUser(row);
+      this.remembered.delete(key);
+    }
+    const row = await this.accounts.checkCredentials(username, password, { by: ['username'], guard });
+    if (!row) return null;
+    const user = this.accounts.toAuthUser(row);
+    this.remembered.set(key, { userId: user.id, username: user.username, storedHash: this.digest(row.get('password') as string) });
+    return user;
+  }
+
+  private stillOpens(row: Row, entry: Remembered): boolean {
+    if (!row.get('is_active') || this.accounts.toAuthUser(row).username !== entry.username) return false;
+    return timingSafeEqual(this.digest(String(row.get('password'))), entry.storedHash);
+  }
+
+  /** The username's length first, so that no other split of the same characters gives the same key. */
+  private credentialKey(username: string, password: string): string {
+    return this.digest(`${username.length}:${username}${password}`).toString('base64');
+  }
+
+  private digest(text: string): Buffer {
+    return createHmac('sha256', this.key).update(text, 'utf8').digest();
+  }
+}
+
+/** The password check HTTP Basic uses: behind the cache unless its time is 0. */
+export function basicPasswordCheck(accounts: Accounts, options: CredentialCacheOptions): PasswordCheck {
+  return options.ttlSeconds > 0 ? new CachedPasswordCheck(accounts, options) : accounts;
+}
