@@ -3,7 +3,7 @@ import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
 import { siteRouter } from './router.js';
-import { BROWSER_LOGIN_PATH, browserPassport, sessionMiddleware } from './auth/sessions.js';
+import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
@@ -34,15 +34,16 @@ export function createApp(services: Services): App {
   // The browsable page's script and nothing else: every page works without any external request.
   app.use('/static', express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts);
-  // The browser session on every site, loaded only for requests that bring its cookie.
+  // The browser session on every site; the API sites load it only for requests that bring its cookie.
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
+  const session = browserSession(browser);
 
   if (tokens) {
     const token = tokenSite(config, tokens, throttles);
     const services = { config, registry, accounts, tokens, loginThrottle: throttles.login, bodyLimit: config.bodyLimit };
-    app.use(token.mountPath, ...browser, siteRouter(token, tokenRoutes(token, services), logger));
+    app.use(token.mountPath, siteRouter(token, tokenRoutes(token, services), logger, session));
     // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
-    app.use('/sanctum', ...browser, siteRouter(token, [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }], logger));
+    app.use('/sanctum', siteRouter(token, [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }], logger, session));
   }
   const paginated = paginatedSite(config, accounts, throttles);
   const [firstList] = registry.exposedOn(paginated.name);
@@ -59,6 +60,6 @@ export function createApp(services: Services): App {
     }),
   );
   // The root site answers last: its 404 covers every path no other site claims.
-  app.use(paginated.mountPath, ...browser, siteRouter(paginated, paginatedRoutes(paginated, registry, config.bodyLimit), logger));
+  app.use(paginated.mountPath, siteRouter(paginated, paginatedRoutes(paginated, registry, config.bodyLimit), logger, session));
   return Object.assign(app, { warm: async () => void (await admin.load()) });
 }

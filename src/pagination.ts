@@ -1,4 +1,4 @@
-import type { FindOptions } from 'sequelize';
+import { Op, type FindOptions } from 'sequelize';
 import { queryValue, requestUrl, type RequestContext } from './context.js';
 import { ApiError } from './errors.js';
 import type { Row, RowModel } from './registry.js';
@@ -16,6 +16,19 @@ export interface Page {
 }
 
 const POSITIVE = /^\d+$/;
+/** Up to this many skipped rows, a page is one query; deeper ones look their ids up first. */
+const DIRECT_OFFSET_LIMIT = 1000;
+
+export type Direction = 'ASC' | 'DESC';
+
+/** A list query whose order is total (it ends with the primary key), so that it can be read backwards. */
+export interface OrderedQuery extends FindOptions {
+  order: [string, Direction][];
+}
+
+function reversed(order: OrderedQuery['order']): OrderedQuery['order'] {
+  return order.map(([name, direction]) => [name, direction === 'ASC' ? 'DESC' : 'ASC']);
+}
 
 /**
  * As Django REST Framework's PageNumberPagination with `page_size` and
@@ -45,13 +58,14 @@ export class PageNumberPagination {
     return number;
   }
 
-  async paginate(ctx: RequestContext, model: RowModel, query: FindOptions): Promise<Page> {
+  async paginate(ctx: RequestContext, model: RowModel, query: OrderedQuery): Promise<Page> {
     const size = this.getPageSize(ctx);
     const count = await model.count({ where: query.where });
     // An empty table still has its first page.
     const pageCount = Math.max(1, Math.ceil(count / size));
     const number = this.getPageNumber(ctx, pageCount);
-    const rows = count === 0 ? [] : await model.findAll({ ...query, limit: size, offset: (number - 1) * size });
+    const offset = (number - 1) * size;
+    const rows = count === 0 ? [] : await this.getPageRows(model, query, offset, Math.min(size, count - offset), count);
     return {
       rows,
       links: {
@@ -60,6 +74,29 @@ export class PageNumberPagination {
         previous: number > 1 ? this.pageUrl(ctx, number - 1) : null,
       },
     };
+  }
+
+  /**
+   * The rows of one page. OFFSET walks every row it skips, so a page nearer the
+   * end is read from the end, in the reverse order; and a deep page first
+   * finds its ids on the ordering's index alone, then reads those rows.
+   */
+  async getPageRows(model: RowModel, query: OrderedQuery, offset: number, limit: number, count: number): Promise<Row[]> {
+    const fromEnd = offset > count - offset - limit;
+    const order = fromEnd ? reversed(query.order) : query.order;
+    const skip = fromEnd ? Math.max(0, count - offset - limit) : offset;
+    let rows: Row[];
+    if (skip <= DIRECT_OFFSET_LIMIT) {
+      rows = await model.findAll({ ...query, order, limit, offset: skip });
+    } else {
+      const key = model.primaryKeyAttribute;
+      const keys = await model.findAll({ where: query.where, order, attributes: [key], limit, offset: skip, raw: true });
+      const ids = keys.map((found) => (found as unknown as Record<string, unknown>)[key]);
+      const onPage = { [key]: { [Op.in]: ids } };
+      const where = query.where ? { [Op.and]: [query.where, onPage] } : onPage;
+      rows = ids.length === 0 ? [] : await model.findAll({ ...query, order, where });
+    }
+    return fromEnd ? rows.reverse() : rows;
   }
 
   /** The request's own URL for another page; page 1 drops the parameter. Other parameters stay, sorted by name. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { Eta } from 'eta';
 import type { Request } from 'express';
@@ -7,7 +8,7 @@ import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
 import type { RequestContext } from './context.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
-import type { SiteResponse } from './site.js';
+import { ItemStream, type SiteResponse } from './site.js';
 
 /** A form of the browsable page: the method it sends and the fields OPTIONS describes. */
 export interface BrowsableForm {
@@ -107,6 +108,24 @@ export interface Renderer {
   /** The exact Content-Type header sent. */
   readonly contentType: string;
   render(ctx: RequestContext, response: SiteResponse, view: ViewInfo): Buffer;
+  /** The body piece by piece, reading the ItemStream in `response.data` as it goes; absent: the renderer needs whole lists. */
+  renderStream?(ctx: RequestContext, response: SiteResponse): AsyncIterable<string>;
+}
+
+/** Stands for the stream inside the JSON of what surrounds it; random, so that no value can look like it. */
+const STREAM_PLACEHOLDER = `stream-${randomUUID()}`;
+
+/** The JSON around the body's ItemStream: what comes before its items, and after. */
+function jsonAround(data: unknown): { stream: ItemStream | undefined; before: string; after: string } {
+  let stream: ItemStream | undefined;
+  const text = JSON.stringify(data, (_key, value: unknown) => {
+    if (!(value instanceof ItemStream)) return value;
+    stream = value;
+    return STREAM_PLACEHOLDER;
+  });
+  const at = text.indexOf(`"${STREAM_PLACEHOLDER}"`);
+  if (!stream || at < 0) return { stream: undefined, before: text, after: '' };
+  return { stream, before: text.slice(0, at), after: text.slice(at + STREAM_PLACEHOLDER.length + 2) };
 }
 
 export const jsonRenderer: Renderer = {
@@ -114,6 +133,18 @@ export const jsonRenderer: Renderer = {
   format: 'json',
   contentType: 'application/json',
   render: (_ctx, response) => Buffer.from(JSON.stringify(response.data)),
+  async *renderStream(_ctx, response) {
+    const { stream, before, after } = jsonAround(response.data);
+    if (!stream) return yield before;
+    let separator = '[';
+    yield before;
+    for await (const batch of stream) {
+      if (batch.length === 0) continue;
+      yield separator + batch.map((item) => JSON.stringify(item)).join(',');
+      separator = ',';
+    }
+    yield (separator === '[' ? '[]' : ']') + after;
+  },
 };
 
 const eta = new Eta({ views: templatesDir, autoEscape: true, cache: true });

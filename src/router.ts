@@ -1,12 +1,15 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { authenticateRequest } from './authentication.js';
+import type { BrowserSession } from './auth/sessions.js';
 import { createContext, type RequestContext } from './context.js';
 import { ApiError, asApiError } from './errors.js';
 import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
 import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
 import { baseMetadata } from './metadata.js';
-import { jsonRenderer, type BrowsableForm, type ViewInfo } from './renderers.js';
+import { jsonRenderer, type BrowsableForm, type Renderer, type ViewInfo } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
 import { requestData } from './parsers.js';
 import type { ResourceRegistry } from './registry.js';
@@ -28,6 +31,8 @@ export interface Endpoint {
   permissions: readonly Permission[];
   /** HEAD is answered by GET without a body; OPTIONS by the metadata unless given. */
   methods: Partial<Record<Method, EndpointAction>>;
+  /** Starts a browser session for requests that bring none (else only a session cookie loads one). */
+  opensSession?: boolean;
 }
 
 /** The action answering a method: its own, OPTIONS' default metadata, or none (405). */
@@ -44,9 +49,10 @@ export function allowHeader(endpoint: Endpoint): string {
   return METHOD_ORDER.filter((method) => methods.has(method)).join(', ');
 }
 
-function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): void {
+async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): Promise<void> {
   const { res } = ctx;
   let renderer = response.renderer ?? ctx.renderer;
+  if (response.streamed && renderer.renderStream) return sendStream(ctx, response, renderer, logger);
   let body: Buffer | undefined;
   if (response.data !== undefined) {
     try {
@@ -67,6 +73,30 @@ function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logge
   res.setHeader('Content-Type', renderer.contentType);
   res.setHeader('Content-Length', body.length);
   res.end(body);
+}
+
+/**
+ * A body written as it is read, with the socket's backpressure: no length is
+ * known, so it goes chunked. A failure after the first bytes can only cut the
+ * answer short (the client sees no final chunk) and is logged; a client that
+ * leaves stops the reading.
+ */
+async function sendStream(ctx: RequestContext, response: SiteResponse, renderer: Renderer, logger: Logger): Promise<void> {
+  const { req, res } = ctx;
+  res.status(response.status);
+  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+  res.setHeader('Content-Type', renderer.contentType);
+  if (req.method === 'HEAD' || !renderer.renderStream) {
+    res.end();
+    return;
+  }
+  try {
+    await pipeline(Readable.from(renderer.renderStream(ctx, response)), res);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    (req.log ?? logger).error({ err: error, method: req.method, path: req.path }, 'streaming failed');
+    res.destroy();
+  }
 }
 
 function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): SiteResponse {
@@ -105,7 +135,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     } catch (error) {
       response = errorResponse(ctx, error, logger);
     }
-    send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response) }, logger);
+    await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response) }, logger);
   };
 }
 
@@ -194,10 +224,14 @@ export interface Route {
 /**
  * A site's router: every path answers with or without its trailing slash,
  * for every method, without redirecting; unknown paths get the site's 404.
+ * The browser session is loaded per route, after the path matched.
  */
-export function siteRouter(site: Site, routes: readonly Route[], logger: Logger): Router {
+export function siteRouter(site: Site, routes: readonly Route[], logger: Logger, session?: BrowserSession): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  for (const route of routes) router.all(route.path, endpointHandler(site, route.endpoint, logger));
+  for (const route of routes) {
+    const sessionHandlers = session ? (route.endpoint.opensSession ? session.always : [session.ifCookie]) : [];
+    router.all(route.path, ...sessionHandlers, endpointHandler(site, route.endpoint, logger));
+  }
   const notFound = (req: Request, res: Response): void => {
     const ctx = createContext(site, req, res);
     res.setHeader('Vary', site.vary);
@@ -206,14 +240,16 @@ export function siteRouter(site: Site, routes: readonly Route[], logger: Logger)
     } catch {
       // An unknown ?format= on an unknown path: still a 404, in JSON.
     }
-    send(ctx, site.errorResponse(ctx, new ApiError('not_found')), { name: '' }, logger);
+    void send(ctx, site.errorResponse(ctx, new ApiError('not_found')), { name: '' }, logger);
   };
+  // A 404 page still shows who is logged in.
+  if (session) router.use(session.ifCookie);
   router.use(notFound);
   // Express's own failures before a handler ran, such as a path that does not percent-decode.
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if ((error as { status?: number }).status === 400) return notFound(req, res);
     const ctx = createContext(site, req, res);
-    send(ctx, errorResponse(ctx, error, logger), { name: '' }, logger);
+    void send(ctx, errorResponse(ctx, error, logger), { name: '' }, logger);
   });
   return router;
 }

@@ -10,7 +10,10 @@ import type { PageSizes, SiteExposure } from './resource.js';
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
 export interface SiteResponse {
   status: number;
+  /** May hold one ItemStream, for a renderer that writes it as it is read (see Renderer.renderStream). */
   data?: unknown;
+  /** `data` holds an ItemStream: the answer is written as the rows are read. */
+  streamed?: boolean;
   headers?: Record<string, string>;
   /** Overrides the negotiated renderer, e.g. for an error page or an always-JSON error. */
   renderer?: Renderer;
@@ -18,6 +21,26 @@ export interface SiteResponse {
 
 /** A representation of one row, and the related rows shown with it, by relation name. */
 export type Item = Record<string, unknown>;
+
+/**
+ * A list read from the database in batches while the body is written, so that
+ * a list of any length takes the memory of one batch. Iterating it again
+ * reads the rows again.
+ */
+export class ItemStream implements AsyncIterable<Item[]> {
+  constructor(private readonly batches: () => AsyncIterable<Item[]>) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<Item[]> {
+    return this.batches()[Symbol.asyncIterator]();
+  }
+
+  /** Every item at once, for a renderer that cannot write a list piece by piece. */
+  async collect(): Promise<Item[]> {
+    const items: Item[] = [];
+    for await (const batch of this) items.push(...batch);
+    return items;
+  }
+}
 
 /**
  * One API style served from the same declarations: how it authenticates,
@@ -43,7 +66,7 @@ export interface Site {
   readonly vary: string;
   formatTimestamp(date: Date): string;
   itemBody(ctx: RequestContext, exposure: SiteExposure, item: Item): unknown;
-  listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[], page?: PageLinks): unknown;
+  listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[] | ItemStream, page?: PageLinks): unknown;
   /** The `current` action's body: the user's row and the related lists the exposure includes. */
   currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[]>): unknown;
   /** The answer to a successful delete. */

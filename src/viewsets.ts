@@ -1,15 +1,16 @@
 import type { FindOptions, IncludeOptions } from 'sequelize';
+import { readInBatches } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel } from './errors.js';
-import { PageNumberPagination } from './pagination.js';
+import { PageNumberPagination, type OrderedQuery } from './pagination.js';
 import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
 import type { BoundResource, Row } from './registry.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
-import type { Item, Site, SiteResponse } from './site.js';
+import { ItemStream, type Item, type Site, type SiteResponse } from './site.js';
 
 const MAX_PK = 2_147_483_647;
 /** How much of a path id a not-found message repeats. */
@@ -67,9 +68,11 @@ export class ModelViewSet {
     this.pagination = sizes ? new PageNumberPagination(sizes) : null;
   }
 
-  protected queryOptions(_ctx: RequestContext): FindOptions {
-    const ordering = this.exposure.ordering;
-    const order: FindOptions['order'] = ordering ? ordering.map(([name, direction]) => [name, direction]) : BY_ID;
+  /** The list's query; its order always ends with the primary key, so that pages and batches never overlap. */
+  protected queryOptions(_ctx: RequestContext): OrderedQuery {
+    const order: OrderedQuery['order'] = (this.exposure.ordering ?? []).map(([name, direction]) => [name, direction]);
+    const key = this.resource.model.primaryKeyAttribute;
+    if (!order.some(([name]) => name === key)) order.push([key, 'ASC']);
     return { order, include: this.serializer.includes() };
   }
 
@@ -104,8 +107,25 @@ export class ModelViewSet {
       const page = await this.pagination.paginate(ctx, this.resource.model, query);
       return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(page.rows), page.links) };
     }
-    const rows = await this.resource.model.findAll(query);
-    return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(rows)) };
+    if (!ctx.renderer.renderStream) {
+      const rows = await this.resource.model.findAll(query);
+      return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(rows)) };
+    }
+    const batches = readInBatches({ model: this.resource.model, query, keyset: this.orderedByValues(query) });
+    // The first batch before the answer starts: a failing database is still a clean 500, a short list one write.
+    const first = await batches.next();
+    const items = new ItemStream(async function* () {
+      if (first.done) return;
+      yield represent(first.value);
+      for await (const rows of batches) yield represent(rows);
+    });
+    return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true };
+  }
+
+  /** Whether every ordering column is NOT NULL, so that batches can continue after the last row's values. */
+  private orderedByValues(query: OrderedQuery): boolean {
+    const fields = this.resource.declaration.fields;
+    return query.order.every(([name]) => !fields[name]?.nullable);
   }
 
   async retrieve(ctx: RequestContext): Promise<SiteResponse> {

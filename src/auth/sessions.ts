@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import connectSessionSequelize from 'connect-session-sequelize';
 import session, { Store, type SessionData } from 'express-session';
-import type { Request, RequestHandler, Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { DataTypes, type Sequelize } from 'sequelize';
 import { Passport } from 'passport';
 import type { Config } from '../config.js';
@@ -142,6 +142,24 @@ export function browserPassport(accounts: Accounts): InstanceType<typeof Passpor
     );
   });
   return passport;
+}
+
+/** The browser session's middlewares as a site mounts them. */
+export interface BrowserSession {
+  /** Every request gets a session (one is made when none comes): pages that hand out CSRF tokens. */
+  always: RequestHandler[];
+  /** Only requests that bring the session cookie: API clients (Basic, bearer) skip the work of an empty session. */
+  ifCookie: RequestHandler;
+}
+
+const SESSION_COOKIE_SENT = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=`);
+
+export function browserSession(handlers: RequestHandler[]): BrowserSession {
+  const resume = express.Router().use(...handlers);
+  return {
+    always: handlers,
+    ifCookie: (req, res, next) => (SESSION_COOKIE_SENT.test(req.headers.cookie ?? '') ? resume(req, res, next) : next()),
+  };
 }
 
 /** Logs the session's user out and deletes the session and its cookies. */

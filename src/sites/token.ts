@@ -194,6 +194,7 @@ export function csrfCookieEndpoint(config: Config): Endpoint {
   return {
     name: (ctx) => ctx.t('views.csrf_cookie'),
     permissions: [],
+    opensSession: true,
     methods: {
       GET: {
         action: 'retrieve',

@@ -1,0 +1,96 @@
+/**
+ * The ceiling of bench/http.ts: a bare `node:http` server that answers every
+ * request with one stored response (status, Content-Type, body bytes) from
+ * memory. It reads a request's body before answering, as the real server must.
+ * What the real server's throughput is compared with: the same bytes, the same
+ * number of processes, no framework, no database, no log.
+ *
+ * Run by bench/http.ts (not by hand, though it can be):
+ *   node dist/bench/ceiling.js --port P --workers N --status 200 --content-type application/json --body FILE
+ * --workers N > 1: a node:cluster primary forks N workers sharing the port, as
+ * the server does with WEB_CONCURRENCY=N; 1: this process serves.
+ * Prints `{"listening":P}` on stdout once every process listens; SIGTERM or SIGINT stops it.
+ */
+import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+
+interface Options {
+  port: number;
+  workers: number;
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      workers: { type: 'string', default: '1' },
+      status: { type: 'string', default: '200' },
+      'content-type': { type: 'string', default: 'application/json' },
+      body: { type: 'string' },
+    },
+  });
+  const port = Number(values.port);
+  const workers = Number(values.workers);
+  const status = Number(values.status);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a TCP port, not ${values.port}`);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, not ${values.workers}`);
+  if (!Number.isInteger(status) || status < 100 || status > 599) throw new Error(`--status must be an HTTP status, not ${values.status}`);
+  if (values.body === undefined) throw new Error('--body FILE is required');
+  return { port, workers, status, contentType: values['content-type'], body: readFileSync(values.body) };
+}
+
+function announce(port: number): void {
+  process.stdout.write(`${JSON.stringify({ listening: port })}\n`);
+}
+
+/** One serving process; `onListening` once it listens. */
+function serve(options: Options, onListening: () => void): void {
+  const headers = { 'Content-Type': options.contentType, 'Content-Length': options.body.length };
+  const server = http.createServer((req, res) => {
+    // A POST's body is read to its end first: the real server parses it before it answers.
+    req.resume();
+    req.once('end', () => {
+      res.writeHead(options.status, headers);
+      res.end(options.body);
+    });
+  });
+  server.listen(options.port, '127.0.0.1', onListening);
+  const stop = (): void => process.exit(0);
+  process.once('SIGTERM', stop).once('SIGINT', stop);
+}
+
+/** The primary of --workers N: forks them, announces the port once all listen, takes them down with it. */
+function runPrimary(options: Options): void {
+  let listening = 0;
+  cluster.on('listening', () => {
+    listening += 1;
+    if (listening === options.workers) announce(options.port);
+  });
+  // A worker that dies leaves the ceiling wrong: the harness sees the primary exit and reports it.
+  cluster.on('exit', () => process.exit(1));
+  for (let i = 0; i < options.workers; i += 1) cluster.fork();
+  const stop = (): void => {
+    cluster.removeAllListeners('exit');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop).once('SIGINT', stop);
+}
+
+function main(): void {
+  const options = parseOptions();
+  if (cluster.isPrimary && options.workers > 1) runPrimary(options);
+  else serve(options, () => (cluster.isPrimary ? announce(options.port) : undefined));
+}
+
+try {
+  main();
+} catch (error) {
+  process.stderr.write(`ceiling: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
