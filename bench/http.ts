@@ -20,9 +20,10 @@
  *   POST /comments/                 HTTP Basic (adds a comment)
  *   POST /api/comments              bearer token (adds a comment)
  * The writes come last, so that the reads see exactly N comments. Each row: one
- * request whose answer is checked and kept (status, Content-Type, body); a
- * warm-up (not counted: JIT, the one password check before the credential
- * cache); the measured run (requests/s: autocannon's mean of per-second counts;
+ * request whose answer is checked and kept (status, Content-Type, body); with
+ * several workers, 2N-1 more one after the other on new connections, so that
+ * each worker makes its first password check alone; a warm-up (not counted:
+ * JIT, the one password check before the credential cache); the measured run (requests/s: autocannon's mean of per-second counts;
  * p50/p99 latency in ms, to the millisecond). Then, the server idle, the
  * ceiling: bench/ceiling.ts with as many processes as the server, answering
  * the kept bytes from memory, driven the same way (warm-up, run); the row's
@@ -82,6 +83,7 @@ import {
   readMemory,
   removeTemporaryDirectories,
   request,
+  requestServer,
   handleInterrupts,
   serverOutputTail,
   settlesWithin,
@@ -380,11 +382,26 @@ interface Context {
 async function sampleAnswer(row: Row, context: Context, problems: string[]): Promise<Reply | null> {
   const headers = rowHeaders(row, context.credentials);
   const body = row.write ? NEW_COMMENT : undefined;
-  const sample = await request(`${context.server.origin}${row.path}`, { method: row.method, headers, body });
+  const sample = await requestServer(context.server, row.path, { method: row.method, headers, body });
   const wrong = sample.status !== row.status ? `status ${sample.status}, expected ${row.status}` : row.check(parseJson(sample.body));
   if (wrong === null) return sample;
   problems.push(`answer: ${wrong}: ${sample.body.toString('utf8').slice(0, 300)}`);
   return null;
+}
+
+/**
+ * With several workers, a few more requests one after the other, each on a new
+ * connection (the primary hands connections to the workers in turn), so that
+ * every worker makes its one password check of the row alone rather than ten
+ * at once in the warm-up, which a short warm-up might not cover.
+ */
+async function primeWorkers(row: Row, context: Context, problems: string[]): Promise<void> {
+  const { workers } = context.options;
+  const headers = rowHeaders(row, context.credentials);
+  for (let i = 1; i < 2 * workers && workers > 1 && !isInterrupted(); i += 1) {
+    const reply = await requestServer(context.server, row.path, { method: row.method, headers, body: row.write ? NEW_COMMENT : undefined, discardBody: true });
+    if (reply.status !== row.status) problems.push(`priming: status ${reply.status}`);
+  }
 }
 
 async function benchRow(row: Row, context: Context): Promise<RowResult> {
@@ -392,8 +409,10 @@ async function benchRow(row: Row, context: Context): Promise<RowResult> {
   const target = row.write ? WRITE_TARGET : READ_TARGET;
   const result: RowResult = { label: row.label, method: row.method, path: row.path, credential: row.credential, write: row.write, status: row.status, responseBytes: null, real: null, ceiling: null, ratio: null, target, met: null, problems: [], role: row.role };
   progress(`  ${row.label}`);
+  checkAlive(server);
   const sample = await sampleAnswer(row, context, result.problems);
   if (sample === null) return result;
+  await primeWorkers(row, context, result.problems);
   result.responseBytes = sample.body.length;
   const spec = { row, headers: rowHeaders(row, context.credentials), connections: options.connections, seconds: options.durationSeconds };
   result.real = await warmAndMeasure({ ...spec, url: `${server.origin}${row.path}` }, options.warmupSeconds, 'server', result.problems);
@@ -537,10 +556,14 @@ async function run(options: Options, directory: string, report: Report): Promise
       if (result.real) afterRun = memoryNow(server);
     }
     report.memory = processMemory(server, afterStart, afterRun);
+    // Alive to the end, the last ceiling included: the stop below is the first it gets.
+    checkAlive(server);
   } finally {
     progress('Stopping the server');
+    // A server that ended on its own was reported above, with its last output.
+    const wasRunning = server.ended() === null;
     const problem = await stopServer(server);
-    if (problem) report.failures.push(`${problem}\n  ${serverOutputTail(server, 10).split('\n').join('\n  ')}`);
+    if (problem && wasRunning) report.failures.push(`${problem}\n  ${serverOutputTail(server, 10).split('\n').join('\n  ')}`);
   }
 }
 

@@ -541,6 +541,18 @@ export function request(url: string, spec: RequestSpec = {}): Promise<Reply> {
   });
 }
 
+/** A request to the server; when it fails because the server has ended, the failure says so, with its last output. */
+export async function requestServer(server: ServerProcess, path: string, spec: RequestSpec = {}): Promise<Reply> {
+  try {
+    return await request(`${server.origin}${path}`, spec);
+  } catch (error) {
+    // The refused connection may come a moment before the exit event.
+    await settlesWithin(server.exited, 1);
+    checkAlive(server);
+    throw error;
+  }
+}
+
 /** The body as JSON, or undefined when it is not JSON. */
 export function parseJson(body: Buffer): unknown {
   try {

@@ -71,7 +71,7 @@ import {
   queryRow,
   readMemory,
   removeTemporaryDirectories,
-  request,
+  requestServer,
   resetPeak,
   serverOutputTail,
   startServer,
@@ -194,7 +194,7 @@ async function measurePage(server: ServerProcess, pageCase: PageCase, context: P
   const expectedResults = Math.min(pageSize, comments - (pageCase.number - 1) * pageSize);
   const problems = new Map<string, number>();
   const once = async (): Promise<number> => {
-    const reply = await request(`${server.origin}${path}`, { headers: { ...ACCEPT_JSON, Authorization: authorization }, agent });
+    const reply = await requestServer(server, path, { headers: { ...ACCEPT_JSON, Authorization: authorization }, agent });
     const problem = pageProblem(reply, comments, expectedResults);
     if (problem !== null) problems.set(problem, (problems.get(problem) ?? 0) + 1);
     return reply.ms;
@@ -263,6 +263,7 @@ async function benchPages(options: Options, directory: string, report: Report): 
       results.cases.push(await measurePage(server, pageCase, context));
     }
     if (!isInterrupted()) results.cases.push(await measureCount(database, options));
+    checkAlive(server);
   } finally {
     agent.destroy();
     await stopAndRemove(server, database, report);
@@ -271,8 +272,10 @@ async function benchPages(options: Options, directory: string, report: Report): 
 
 /** Stops the server (a failure to stop is reported) and removes its database, which may be large. */
 async function stopAndRemove(server: ServerProcess, database: BenchDatabase, report: Report): Promise<void> {
+  // A server that ended on its own was reported (checkAlive), with its last output.
+  const wasRunning = server.ended() === null;
   const problem = await stopServer(server);
-  if (problem) report.failures.push(`${problem}\n  ${serverOutputTail(server, 10).split('\n').join('\n  ')}`);
+  if (problem && wasRunning) report.failures.push(`${problem}\n  ${serverOutputTail(server, 10).split('\n').join('\n  ')}`);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${database.file}${suffix}`, { force: true });
 }
 
@@ -353,12 +356,11 @@ async function benchList(options: Options, directory: string, report: Report): P
   try {
     await waitUntilServing(server, 1);
     const headers = { ...ACCEPT_JSON, Authorization: await bearerAuthorization(server.origin, database.account) };
-    const warm = await request(`${server.origin}/api/comments/1`, { headers });
+    const warm = await requestServer(server, '/api/comments/1', { headers });
     if (warm.status !== 200) throw new BenchFailure(`GET /api/comments/1 answered ${warm.status}`, warm.body.toString('utf8').slice(0, 500));
     const baselineKiB = readMemory(server.pid)?.rssKiB ?? NaN;
     const peakReset = resetPeak(server.pid);
-    const url = `${server.origin}/api/comments`;
-    const fetchList = (keep: boolean): Promise<Reply> => request(url, { headers, timeoutMs: LIST_TIMEOUT_MS, discardBody: !keep });
+    const fetchList = (keep: boolean): Promise<Reply> => requestServer(server, '/api/comments', { headers, timeoutMs: LIST_TIMEOUT_MS, discardBody: !keep });
     const results: ListReport = { comments: options.listComments, baselineKiB, peakReset, phases: [] };
     report.list = results;
     progress(`  baseline RSS ${mib(baselineKiB).toFixed(1)} MiB`);
@@ -378,6 +380,7 @@ async function benchList(options: Options, directory: string, report: Report): P
     if (isInterrupted()) throw new Interrupted();
     const atOnce = (): Promise<Reply[]> => Promise.all(Array.from({ length: CONCURRENT_LIST_REQUESTS }, () => fetchList(false)));
     results.phases.push(await listPhase(server, `${CONCURRENT_LIST_REQUESTS} at once`, atOnce, baselineKiB, []));
+    checkAlive(server);
   } finally {
     await stopAndRemove(server, database, report);
   }

@@ -1,7 +1,7 @@
 import { fn, col, where, Op, type IncludeOptions, type WhereOptions } from 'sequelize';
 import validator from 'validator';
 import { FieldErrors, ValidationError, type FieldErrorCode } from './errors.js';
-import { displayName, type BoundResource, type Row } from './registry.js';
+import { displayName, displayNameOf, type BoundResource, type Row } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
 
 export interface SerializerOptions {
@@ -38,6 +38,16 @@ const LONE_SURROGATE = /\p{Cs}/u;
 // Django REST Framework's BooleanField spellings.
 const TRUE_VALUES = new Set<unknown>([true, 1, '1', 't', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const FALSE_VALUES = new Set<unknown>([false, 0, '0', 'f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
+
+/** A time without an offset is UTC: Sequelize writes SQLite times as `YYYY-MM-DD HH:MM:SS.mmm +00:00`. */
+const HAS_OFFSET = /(?:[+-]\d\d:?\d\d|Z)$/;
+
+/** A raw column value as the model would give it. */
+function fromStored(field: FieldDeclaration | undefined, value: unknown): unknown {
+  if (field?.kind === 'datetime' && typeof value === 'string') return new Date(HAS_OFFSET.test(value) ? value : `${value} +00:00`);
+  if (field?.kind === 'boolean' && typeof value === 'number') return value !== 0;
+  return value;
+}
 
 function codePoints(text: string): number {
   let count = 0;
@@ -130,16 +140,40 @@ export class Serializer {
   }
 
   represent(row: Row): Record<string, unknown> {
+    return this.representWith((name) => row.get(name), (related, name) => displayName(this.relationOf(name), related as Row));
+  }
+
+  /**
+   * A row read with `raw: true, nest: true`: a third of the work of a model
+   * instance, for lists read in batches. The driver's values are turned as the
+   * model would (SQLite keeps times as text and booleans as numbers).
+   */
+  representPlain(values: Record<string, unknown>): Record<string, unknown> {
+    return this.representWith(
+      (name) => fromStored(this.resource.declaration.fields[name], values[name]),
+      (related, name) => {
+        const fields = related as Record<string, unknown>;
+        // A LEFT JOIN that found no row gives every column NULL.
+        return Object.values(fields).every((value) => value === null) ? null : displayNameOf(this.relationOf(name), (field) => fields[field]);
+      },
+    );
+  }
+
+  private relationOf(name: string): BoundResource {
+    const relation = this.resource.references.get(name);
+    if (!relation) throw new Error(`${this.resource.declaration.name} has no reference ${name}`);
+    return relation.resource;
+  }
+
+  private representWith(value: (name: string) => unknown, related: (row: unknown, name: string) => string | null): Record<string, unknown> {
     const result: Record<string, unknown> = {};
     for (const name of this.options.fields) {
-      const relation = this.resource.references.get(name);
-      if (relation) {
-        const related = row.get(name) as Row | null | undefined;
-        result[name] = related ? displayName(relation.resource, related) : null;
-        continue;
+      const found = value(name);
+      if (this.resource.references.has(name)) {
+        result[name] = found ? related(found, name) : null;
+      } else {
+        result[name] = found instanceof Date ? this.options.formatTimestamp(found) : (found ?? null);
       }
-      const value = row.get(name);
-      result[name] = value instanceof Date ? this.options.formatTimestamp(value) : (value ?? null);
     }
     return result;
   }

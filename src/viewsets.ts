@@ -1,5 +1,5 @@
 import type { FindOptions, IncludeOptions } from 'sequelize';
-import { readInBatches } from './batches.js';
+import { readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel } from './errors.js';
@@ -114,10 +114,11 @@ export class ModelViewSet {
     const batches = readInBatches({ model: this.resource.model, query, keyset: this.orderedByValues(query) });
     // The first batch before the answer starts: a failing database is still a clean 500, a short list one write.
     const first = await batches.next();
+    const represented = (rows: PlainRow[]): Item[] => rows.map((row) => this.serializer.representPlain(row));
     const items = new ItemStream(async function* () {
       if (first.done) return;
-      yield represent(first.value);
-      for await (const rows of batches) yield represent(rows);
+      yield represented(first.value);
+      for await (const rows of batches) yield represented(rows);
     });
     return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true };
   }

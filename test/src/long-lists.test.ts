@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { readInBatches } from '../../src/batches.js';
+import { Serializer } from '../../src/serializers.js';
+import { utcTimestamp } from '../../src/timestamps.js';
 import type { OrderedQuery } from '../../src/pagination.js';
-import type { Row } from '../../src/registry.js';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
 
 /** More rows than a direct OFFSET serves from either end (1,000), and than one batch of a streamed list. */
@@ -81,6 +82,17 @@ describe('lists longer than one query reads at once', () => {
     expect(Object.keys(res.body.comments[0] as object)).toEqual(['id', 'title', 'body', 'updated_at']);
   });
 
+  test('a comment in the streamed list reads exactly as the same comment read alone', async () => {
+    const list = await t.http.get('/api/comments').auth(token, { type: 'bearer' });
+    const shown = list.body.comments as Shown[];
+    for (const item of [shown[0], shown[1_234], shown.at(-1)]) {
+      const alone = await t.http.get(`/api/comments/${item?.id}`).auth(token, { type: 'bearer' });
+      const { owner, ...fields } = alone.body.comment as Record<string, unknown>;
+      expect(owner).toBe('alice');
+      expect(item).toEqual(fields);
+    }
+  });
+
   test('HEAD /api/comments answers the headers of the list without a body', async () => {
     const res = await t.http.head('/api/comments').auth(token, { type: 'bearer' });
     expect(res.status).toBe(200);
@@ -98,9 +110,31 @@ describe('lists longer than one query reads at once', () => {
     const whole = (await model.findAll(query)).map((row) => row.get('id'));
     for (const keyset of [true, false]) {
       const batched: unknown[] = [];
-      for await (const rows of readInBatches({ model, query, keyset, size: 10 })) batched.push(...rows.map((row: Row) => row.get('id')));
+      for await (const rows of readInBatches({ model, query, keyset, size: 10 })) batched.push(...rows.map((row) => row.id));
       expect(batched).toEqual(whole);
     }
+  });
+});
+
+describe('rows read as plain values', () => {
+  const t = useTestApp();
+
+  test('show the same as model instances: times from text, booleans from numbers, a missing owner as null', async () => {
+    const serializer = new Serializer(t.services.registry.get('Comment'), { fields: ['id', 'title', 'updated_at', 'owner'], formatTimestamp: utcTimestamp, readOnly: true });
+    const stored = { id: 7, title: 'x', updated_at: '2026-01-02 03:04:05.678 +00:00' };
+    expect(serializer.representPlain({ ...stored, owner: { name: 'Alice', username: 'alice' } })).toEqual({
+      id: 7,
+      title: 'x',
+      updated_at: utcTimestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))),
+      owner: 'Alice',
+    });
+    expect(serializer.representPlain({ ...stored, updated_at: '2026-01-02 03:04:05.678', owner: { name: null, username: null } })).toMatchObject({
+      updated_at: utcTimestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))),
+      owner: null,
+    });
+    const users = new Serializer(t.services.registry.users(), { fields: ['is_staff'], formatTimestamp: utcTimestamp, readOnly: true });
+    expect(users.representPlain({ is_staff: 1 })).toEqual({ is_staff: true });
+    expect(users.representPlain({ is_staff: 0 })).toEqual({ is_staff: false });
   });
 });
 
