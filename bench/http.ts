@@ -5,47 +5,55 @@
  * What it measures. A fresh SQLite database gets the migrations, a user `bench`
  * (a random password hashed with the default 600,000 PBKDF2 iterations) and N
  * comments. A first start of the server logs in twice (a token from
- * `POST /api/login`, a session from the browser login `/api-auth/login/`) and
+ * `POST /api/login`, a session from the browser login `/api-auth/login/`, both
+ * kept in the database), reads the site's page size from its first page, and
  * stops. The measured start follows on the same database, as a restart in
  * production: `node dist/src/server.js`, NODE_ENV=production, WEB_CONCURRENCY
- * as given, request log at `info` (written to a file, as a process manager
- * would take it). Then, one row after the other, with autocannon (running in
- * this process) at fixed connections:
+ * as given, request log at `info` (into a file, as a process manager would
+ * take it: the server never waits for the harness to read it). Then, one row
+ * after the other, autocannon (in this process) at fixed connections:
  *   GET  /comments/                 HTTP Basic
- *   GET  /comments/?page=P          HTTP Basic, a deep page: 80% of the way (4000 of 5000 pages
- *                                   at 10,000 comments and the site's default page size, 2)
+ *   GET  /comments/?page=P          HTTP Basic, a deep page, 80% of the way (4000 of 5000
+ *                                   at 10,000 comments and the site's page size, 2)
  *   GET  /comments/                 session cookie
  *   GET  /api/comments/1            bearer token
  *   GET  /api/comments              bearer token, every comment (about 1 MB at 10,000)
  *   POST /comments/                 HTTP Basic (adds a comment)
  *   POST /api/comments              bearer token (adds a comment)
- * The writes come last, so that the reads see exactly N comments. Each row: one
- * request whose answer is checked and kept (status, Content-Type, body); with
- * several workers, 2N-1 more one after the other on new connections, so that
- * each worker makes its first password check alone; a warm-up (not counted:
- * JIT, the one password check before the credential cache); the measured run (requests/s: autocannon's mean of per-second counts;
- * p50/p99 latency in ms, to the millisecond). Then, the server idle, the
- * ceiling: bench/ceiling.ts with as many processes as the server, answering
- * the kept bytes from memory, driven the same way (warm-up, run); the row's
- * ratio is its requests/s over the ceiling's.
+ * The writes come last, so that the reads see exactly N comments. Each row:
+ *   1. one request, its answer checked (status, count, items) and kept (status,
+ *      Content-Type, body); with W > 1 workers, 2W-1 more one after the other on
+ *      new connections (the primary hands them round), so that each worker makes
+ *      its one password check alone, not ten at once in the warm-up;
+ *   2. a warm-up, not counted (JIT, that password check), then the measured run:
+ *      requests/s is autocannon's mean of its per-second counts, p50/p99 its
+ *      latency in whole milliseconds (its resolution);
+ *   3. the server idle, the ceiling: bench/ceiling.ts, as many processes as the
+ *      server, answering the kept bytes from memory, driven the same way. The
+ *      row's ratio is its requests/s over the ceiling's. autocannon shares the
+ *      machine with both, so on few cores the ceiling is partly its own limit.
  * Also: the time from spawning the server to its first 200 on `GET /api/comments/1`
- * with the bearer token (and to its first 200 on `GET /healthz`), polled every
- * 10 ms; the resident memory (VmRSS) of each server process after start and
- * after the last row's run, and its peak (VmHWM).
+ * with the bearer token (and on `GET /healthz`), polled every 10 ms; the resident
+ * memory (VmRSS) of each server process idle after the start (once it stops moving:
+ * the admin site loads in the background) and after the last row's run, and its
+ * peak (VmHWM). Everything is printed as Markdown tables, ready for a README.
  * Targets (reported, never a failure):
  *   - every authenticated read row at least 20% of its ceiling's requests/s, every write 10%;
  *   - Basic-auth reads within 80% of other credentials: `GET /comments/` with Basic
  *     over the same with the session cookie (the same work with another credential);
  *     Basic `GET /comments/` over bearer `GET /api/comments/1` is printed too, for
  *     information only (a page and its count against one row by primary key);
- *   - start to first 200 under 2 s; under 200 MiB resident per process.
+ *   - start to first 200 under 2 s; under 200 MiB resident per process after the run
+ *     (a peak above it is pointed out).
  *
  * Run:
  *   npm run bench
  *   npm run bench -- --workers 2 --duration 5 --json results.json
  * Options: --workers N (WEB_CONCURRENCY, default $WEB_CONCURRENCY or 1), --connections N
  * (default 10), --duration SECONDS per run (default 10), --warmup SECONDS (default 2),
- * --comments N (default 10000), --log-level LEVEL (the server's LOG_LEVEL, default info),
+ * --comments N (default 10000), --log-level LEVEL (the server's LOG_LEVEL, default info, as in
+ * production; above info the server does not log "serving on", so its readiness is a 200 from
+ * /healthz: with several workers, the first one's),
  * --json FILE. Ctrl-C (or SIGTERM) stops the run, the server and the ceiling, removes the
  * temporary directory and prints what was measured so far (Ctrl-C twice: at once).
  * Exit status 1 when something fails (an error, a status other than the row's, a wrong
@@ -86,6 +94,7 @@ import {
   requestServer,
   handleInterrupts,
   serverOutputTail,
+  settledMemory,
   settlesWithin,
   sleep,
   spawnTracked,
@@ -112,7 +121,7 @@ const FIRST_200_TARGET_SECONDS = 2;
 const RSS_TARGET_MIB = 200;
 /** How deep the deep-page row reads: page 4000 of 5000 at 10,000 comments, 2 a page (the site's default). */
 const DEEP_PAGE_FRACTION = 0.8;
-/** Within the 10-comment limits of the title and 15 of the body. */
+/** Within the limits: a title of at most 10 characters, a body of at most 15. */
 const NEW_COMMENT = JSON.stringify({ title: 'bench', body: 'a bench comment' });
 /** autocannon's per-request timeout, seconds: a request slower than this counts as an error. */
 const REQUEST_TIMEOUT_SECONDS = 10;
@@ -306,6 +315,7 @@ function loadProblems(load: Load, row: Row, phase: string): string[] {
 /** The warm-up (its problems count, its numbers do not), then the measured run. */
 async function warmAndMeasure(spec: LoadSpec, warmupSeconds: number, phase: string, problems: string[]): Promise<Load> {
   if (warmupSeconds > 0) problems.push(...loadProblems(await runLoad({ ...spec, seconds: warmupSeconds }), spec.row, `${phase} warm-up`));
+  if (isInterrupted()) throw new Interrupted();
   const load = await runLoad(spec);
   problems.push(...loadProblems(load, spec.row, phase));
   return load;
@@ -397,8 +407,9 @@ async function sampleAnswer(row: Row, context: Context, problems: string[]): Pro
  */
 async function primeWorkers(row: Row, context: Context, problems: string[]): Promise<void> {
   const { workers } = context.options;
+  if (workers === 1) return; // the checked request was that worker's first
   const headers = rowHeaders(row, context.credentials);
-  for (let i = 1; i < 2 * workers && workers > 1 && !isInterrupted(); i += 1) {
+  for (let i = 1; i < 2 * workers && !isInterrupted(); i += 1) {
     const reply = await requestServer(context.server, row.path, { method: row.method, headers, body: row.write ? NEW_COMMENT : undefined, discardBody: true });
     if (reply.status !== row.status) problems.push(`priming: status ${reply.status}`);
   }
@@ -407,7 +418,22 @@ async function primeWorkers(row: Row, context: Context, problems: string[]): Pro
 async function benchRow(row: Row, context: Context): Promise<RowResult> {
   const { options, server } = context;
   const target = row.write ? WRITE_TARGET : READ_TARGET;
-  const result: RowResult = { label: row.label, method: row.method, path: row.path, credential: row.credential, write: row.write, status: row.status, responseBytes: null, real: null, ceiling: null, ratio: null, target, met: null, problems: [], role: row.role };
+  const result: RowResult = {
+    label: row.label,
+    method: row.method,
+    path: row.path,
+    credential: row.credential,
+    write: row.write,
+    status: row.status,
+    responseBytes: null,
+    real: null,
+    ceiling: null,
+    ratio: null,
+    target,
+    met: null,
+    problems: [],
+    role: row.role,
+  };
   progress(`  ${row.label}`);
   checkAlive(server);
   const sample = await sampleAnswer(row, context, result.problems);
@@ -491,6 +517,12 @@ function memoryNow(server: ServerProcess): Map<number, Memory | null> {
   return new Map(pids.map((pid) => [pid, readMemory(pid)]));
 }
 
+/** The same once each process's RSS has settled after the start (the admin site loads in the background). */
+async function memoryAfterStart(server: ServerProcess): Promise<Map<number, Memory | null>> {
+  const pids = [server.pid, ...descendants(server.pid)];
+  return new Map(await Promise.all(pids.map(async (pid) => [pid, await settledMemory(pid)] as const)));
+}
+
 function processMemory(server: ServerProcess, afterStart: Map<number, Memory | null>, afterRun: Map<number, Memory | null>): ProcessMemory[] {
   const pids = [...new Set([...afterStart.keys(), ...afterRun.keys()])];
   const role = (pid: number): string => (pid !== server.pid ? 'worker' : server.settings.workers > 1 ? 'primary' : 'server');
@@ -545,7 +577,7 @@ async function run(options: Options, directory: string, report: Report): Promise
     report.start = await timeToFirst200(server, credentials);
     progress(`  first 200: GET /api/comments/1 (bearer) ${report.start.firstAuthenticatedSeconds.toFixed(2)} s, GET /healthz ${report.start.healthzSeconds.toFixed(2)} s`);
     await waitUntilServing(server, options.workers);
-    const afterStart = memoryNow(server);
+    const afterStart = await memoryAfterStart(server);
     let afterRun = afterStart;
     const context: Context = { options, server, credentials, directory };
     for (const row of benchRows(options.comments, pageSize)) {
@@ -629,7 +661,7 @@ function memoryTable(memory: readonly ProcessMemory[]): string {
     `< ${RSS_TARGET_MIB} MiB after the run`,
     memoryVerdict(process.afterRun),
   ]);
-  return markdownTable(['process', 'pid', 'RSS after start MiB', 'RSS after the run MiB', 'peak RSS (VmHWM) MiB', 'target', 'met'], cells, ['left', 'right', 'right', 'right', 'right', 'left', 'left']);
+  return markdownTable(['process', 'pid', 'RSS idle after start MiB', 'RSS after the run MiB', 'peak RSS (VmHWM) MiB', 'target', 'met'], cells, ['left', 'right', 'right', 'right', 'right', 'left', 'left']);
 }
 
 function printReport(report: Report, options: Options, date: string, measured: string, about: Machine): void {

@@ -198,6 +198,30 @@ export function resetPeak(pid: number): boolean {
   }
 }
 
+/**
+ * The memory of `pid` once its RSS stops moving (less than 1 MiB over a
+ * second): after a start, the server loads the admin site in the background,
+ * some 70 MiB, which a baseline taken at the first 200 would miss. Gives up
+ * waiting after `timeoutSeconds`; null when the process is gone.
+ */
+export async function settledMemory(pid: number, timeoutSeconds = 20): Promise<Memory | null> {
+  const started = performance.now();
+  let previous = readMemory(pid);
+  let steadySince = performance.now();
+  while (previous !== null && seconds(started) < timeoutSeconds && !interrupted) {
+    await sleep(250);
+    const now = readMemory(pid);
+    if (now === null) return null;
+    if (Math.abs(now.rssKiB - previous.rssKiB) >= 1024) {
+      previous = now;
+      steadySince = performance.now();
+    } else if (seconds(steadySince) >= 1) {
+      return now;
+    }
+  }
+  return previous;
+}
+
 export function mib(kib: number): number {
   return kib / 1024;
 }
@@ -240,9 +264,10 @@ async function manage(args: readonly string[], databaseUrl: string, input = ''):
   if (status !== 0) throw new BenchFailure(`manage ${args.join(' ')} failed (status ${status ?? 'none'})`, output.trim());
 }
 
-function openSqlite(file: string): Promise<sqlite3.Database> {
+export function openSqlite(file: string, readOnly = false): Promise<sqlite3.Database> {
+  const mode = readOnly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
   return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, (error) => (error ? reject(error) : resolve(db)));
+    const db = new sqlite3.Database(file, mode, (error) => (error ? reject(error) : resolve(db)));
   });
 }
 
@@ -250,7 +275,7 @@ function exec(db: sqlite3.Database, sql: string): Promise<void> {
   return new Promise((resolve, reject) => db.exec(sql, (error) => (error ? reject(error) : resolve())));
 }
 
-function closeSqlite(db: sqlite3.Database): Promise<void> {
+export function closeSqlite(db: sqlite3.Database): Promise<void> {
   return new Promise((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
 }
 
@@ -258,8 +283,6 @@ function closeSqlite(db: sqlite3.Database): Promise<void> {
 export function queryRow<T>(db: sqlite3.Database, sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
   return new Promise((resolve, reject) => db.get<T>(sql, params, (error, row) => (error ? reject(error) : resolve(row))));
 }
-
-export { openSqlite, closeSqlite };
 
 /** One multi-row INSERT per this many comments: a row per statement would take some 30 s for a million. */
 const ROWS_PER_INSERT = 100;
@@ -300,6 +323,16 @@ function finalize(statement: sqlite3.Statement): Promise<void> {
   return new Promise((resolve) => statement.finalize(() => resolve()));
 }
 
+/** A statement run once (the last, shorter INSERT of a transaction). */
+async function runOnce(db: sqlite3.Database, sql: string, values: readonly (string | number)[]): Promise<void> {
+  const statement = await prepare(db, sql);
+  try {
+    await runStatement(statement, values);
+  } finally {
+    await finalize(statement);
+  }
+}
+
 /**
  * `count` comments owned by `username`, in transactions of 50,000 rows with
  * synchronous=OFF (a throwaway database: a crash would only lose the seed).
@@ -321,7 +354,7 @@ async function seedComments(file: string, username: string, count: number): Prom
         for (let start = first; start <= last; start += ROWS_PER_INSERT) {
           const rows = Math.min(ROWS_PER_INSERT, last - start + 1);
           const values = commentValues(start, rows, owner.id);
-          inserts.push(rows === ROWS_PER_INSERT ? runStatement(fullInsert, values) : prepare(db, insertComments(rows)).then((statement) => runStatement(statement, values).finally(() => finalize(statement))));
+          inserts.push(rows === ROWS_PER_INSERT ? runStatement(fullInsert, values) : runOnce(db, insertComments(rows), values));
         }
         await Promise.all(inserts);
         await exec(db, 'COMMIT');
@@ -462,18 +495,40 @@ export function checkAlive(server: ServerProcess): void {
   if (ended !== null) throw new BenchFailure(`the server ended unexpectedly (${ended})`, serverOutputTail(server));
 }
 
-/** Waits for `count` "serving on" log lines: one per worker, or the single process's. */
+/** Whether the server logs its "serving on" line (level info) at this LOG_LEVEL. */
+function logsServing(level: string): boolean {
+  return ['trace', 'debug', 'info'].includes(level.toLowerCase());
+}
+
+/**
+ * Waits for `count` "serving on" log lines: one per worker, or the single
+ * process's. At a LOG_LEVEL that hides them, for a 200 from `GET /healthz`
+ * instead (with several workers, at least one of them serves then).
+ */
 export async function waitUntilServing(server: ServerProcess, count: number, timeoutSeconds = 60): Promise<void> {
+  const serving = logsServing(server.settings.logLevel) ? async () => servingLines(server) >= count : () => healthy(server);
   for (;;) {
-    let serving = 0;
-    for (const line of readFileSync(server.settings.logFile, 'utf8').split('\n')) if (line.includes('"msg":"serving on ')) serving += 1;
-    if (serving >= count) return;
+    if (await serving()) return;
     checkAlive(server);
     if (interrupted) throw new Interrupted();
     if (seconds(server.spawnedAt) > timeoutSeconds) {
-      throw new BenchFailure(`the server did not log "serving on" ${count} time(s) within ${timeoutSeconds} s`, serverOutputTail(server));
+      throw new BenchFailure(`the server did not serve (${count} process(es)) within ${timeoutSeconds} s`, serverOutputTail(server));
     }
     await sleep(20);
+  }
+}
+
+function servingLines(server: ServerProcess): number {
+  let lines = 0;
+  for (const line of readFileSync(server.settings.logFile, 'utf8').split('\n')) if (line.includes('"msg":"serving on ')) lines += 1;
+  return lines;
+}
+
+async function healthy(server: ServerProcess): Promise<boolean> {
+  try {
+    return (await request(`${server.origin}/healthz`, { timeoutMs: 2_000 })).status === 200;
+  } catch {
+    return false;
   }
 }
 
