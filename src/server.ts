@@ -59,8 +59,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
   const closeServer = gracefulClose(server);
-  // Not awaited: requests are served meanwhile; an admin request waits for it.
-  app.warm().catch((error: unknown) => services.logger.error({ err: error }, 'the admin site failed to load'));
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const close = async (): Promise<void> => {

@@ -33,11 +33,14 @@ export interface PasswordCheck {
  * process). A remembered credential still costs one primary-key read: the
  * account must exist, be active, keep its username and its stored password
  * hash, so that a new password, a deactivation or a deletion counts on the
- * very next request. Only successful checks are remembered.
+ * very next request. Only successful checks are remembered; simultaneous
+ * requests with the same credentials wait for one check.
  */
 export class CachedPasswordCheck implements PasswordCheck {
   private readonly key = randomBytes(32);
   private readonly remembered: LRUCache<string, Remembered>;
+  /** Checks under way, by credential key. */
+  private readonly checking = new Map<string, Promise<AuthUser | null>>();
 
   constructor(
     private readonly accounts: Accounts,
@@ -59,6 +62,16 @@ export class CachedPasswordCheck implements PasswordCheck {
       if (row && this.stillOpens(row, entry)) return this.accounts.toAuthUser(row);
       this.remembered.delete(key);
     }
+    // Simultaneous first requests with the same credentials (a client opening several connections) share one check.
+    let check = this.checking.get(key);
+    if (!check) {
+      check = this.check(key, username, password, guard).finally(() => this.checking.delete(key));
+      this.checking.set(key, check);
+    }
+    return check;
+  }
+
+  private async check(key: string, username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null> {
     const row = await this.accounts.checkCredentials(username, password, { by: ['username'], guard });
     if (!row) return null;
     const user = this.accounts.toAuthUser(row);

@@ -35,6 +35,22 @@ describe('the HTTP Basic credential cache', () => {
     expect(passwordChecks).toHaveBeenCalledTimes(1);
   });
 
+  test('simultaneous first requests with the same credentials share one password check', async () => {
+    await start();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => get('alice', 'alice-pw')));
+    expect(answers.map((res) => res.status)).toEqual(Array(8).fill(200));
+    expect(passwordChecks).toHaveBeenCalledTimes(1);
+  });
+
+  test('simultaneous wrong passwords share one refusal, and the next one is checked again', async () => {
+    await start();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => get('alice', 'wrong')));
+    expect(answers.map((res) => res.status)).toEqual(Array(4).fill(401));
+    expect(passwordChecks).toHaveBeenCalledTimes(1);
+    expect((await get('alice', 'wrong')).status).toBe(401);
+    expect(passwordChecks).toHaveBeenCalledTimes(2);
+  });
+
   test('a wrong password is checked, and refused, every time, even after the right one was remembered', async () => {
     await start();
     expect((await get('alice', 'alice-pw')).status).toBe(200);
