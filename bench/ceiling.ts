@@ -5,7 +5,7 @@
  * What the real server's throughput is compared with: the same bytes, the same
  * number of processes, no framework, no database, no log.
  *
- * Run by bench/http.ts (not by hand, though it can be):
+ * Run by bench/http.ts, through bench/http/ceiling-process.ts (not by hand, though it can be):
  *   node dist/bench/ceiling.js --port P --workers N --status 200 --content-type application/json --body FILE
  * --workers N > 1: a node:cluster primary forks N workers sharing the port, as
  * the server does with WEB_CONCURRENCY=N; 1: this process serves.

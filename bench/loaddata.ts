@@ -23,22 +23,21 @@
  * databases, removes the files and prints what was measured so far.
  * Exit status 1 when a command fails or prints a wrong count; a missed target is only reported.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
 import pg from 'pg';
 import { PasswordHasher } from '../src/auth/hashers.js';
+import { makeTemporaryDirectory, removeTemporaryDirectories } from './lib/processes.js';
+import { MANAGE_SCRIPT, projectRoot } from './lib/project.js';
+import { commit, writeJson } from './lib/report.js';
 
-/** The project root: this file runs as dist/bench/loaddata.js. */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MANAGE = path.join(ROOT, 'dist', 'src', 'cli', 'manage.js');
 /** The goal: a 100,000-user file loads in under this many seconds. */
 const TARGET_SECONDS = 20;
 const TARGET_USERS = 100_000;
@@ -238,7 +237,7 @@ interface CliRun {
 function runManage(args: readonly string[], databaseUrl: string, timeoutSeconds: number): Promise<CliRun> {
   const started = process.hrtime.bigint();
   const env = { ...process.env, DATABASE_URL: databaseUrl, LC_ALL: 'C.UTF-8' };
-  const child = spawn(process.execPath, [MANAGE, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MANAGE_SCRIPT, ...args], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -404,17 +403,6 @@ function table(results: readonly Result[]): string {
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The commit measured, `+changes` when the working tree differs from it; `unknown` outside a git checkout. */
-function commit(): string {
-  const git = (...args: string[]): string | null => {
-    const run = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
-    return run.status === 0 ? run.stdout.trim() : null;
-  };
-  const head = git('rev-parse', '--short', 'HEAD');
-  if (head === null) return 'unknown';
-  return git('status', '--porcelain', '--untracked-files=no') ? `${head}+changes` : head;
-}
-
 function machine(): { cores: number; cpu: string; node: string; platform: string; memoryGiB: number } {
   const cpus = os.cpus();
   return {
@@ -446,7 +434,7 @@ async function main(): Promise<number> {
   const options = parseOptions();
   const measured = commit(); // now: the build just made is of this tree
   const date = new Date().toISOString();
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'bench-loaddata-'));
+  const directory = makeTemporaryDirectory('bench-loaddata-');
   const databaseSets: Databases[] = options.skipSqlite ? [] : [sqliteDatabases(directory)];
   if (options.databaseUrl) databaseSets.push(postgresDatabases(options.databaseUrl));
   process.on('SIGINT', interrupt).on('SIGTERM', interrupt);
@@ -465,7 +453,7 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    rmSync(directory, { recursive: true, force: true });
+    removeTemporaryDirectories();
   }
   const about = machine();
   process.stdout.write(`\nloaddata/dumpdata benchmark, ${date}, commit ${measured}\n`);
@@ -474,7 +462,7 @@ async function main(): Promise<number> {
   if (options.users !== TARGET_USERS) {
     process.stdout.write(`(the ${TARGET_SECONDS} s target is set for ${TARGET_USERS} users; this run has ${options.users})\n`);
   }
-  if (options.json) writeFileSync(options.json, `${JSON.stringify({ date, commit: measured, machine: about, users: options.users, results }, null, 2)}\n`);
+  if (options.json) writeJson(options.json, { date, commit: measured, machine: about, users: options.users, results });
   const failed = results.filter((r) => !r.ok).length;
   if (failed > 0) process.stdout.write(`\n${failed} command(s) failed.\n`);
   return failed > 0 ? 1 : 0;
