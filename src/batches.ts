@@ -1,6 +1,7 @@
 import { Op, type WhereOptions } from 'sequelize';
 import type { OrderedQuery } from './pagination.js';
 import type { RowModel } from './registry.js';
+import type { FieldDeclaration } from './resource.js';
 
 /** Rows per query when a whole list is read: about 100 kB of JSON for a comment. */
 export const BATCH_SIZE = 1000;
@@ -25,9 +26,26 @@ export type PlainRow = Record<string, unknown>;
 export interface BatchReading {
   model: RowModel;
   query: OrderedQuery;
-  /** A NULL in an ordering column defeats comparisons: such lists are read by OFFSET instead. */
+  /** Continue after the last row's values (see `canContinueAfter`), else by OFFSET. */
   keyset: boolean;
   size?: number;
+}
+
+/** Kinds whose values come back from the driver exactly as the database compares them. */
+const EXACT_KINDS: ReadonlySet<FieldDeclaration['kind']> = new Set(['id', 'reference', 'string', 'text']);
+
+/**
+ * Whether batches can continue after the last row's values: only when every
+ * ordering column is NOT NULL (NULL defeats comparisons) and of a kind whose
+ * values round-trip exactly. A time does not: SQLite keeps whatever text was
+ * written and PostgreSQL microseconds, while the driver gives milliseconds
+ * that Sequelize writes back in its own format. Such lists are read by OFFSET.
+ */
+export function canContinueAfter(fields: Readonly<Record<string, FieldDeclaration>>, order: OrderedQuery['order']): boolean {
+  return order.every(([name]) => {
+    const field = fields[name];
+    return field !== undefined && !field.nullable && EXACT_KINDS.has(field.kind);
+  });
 }
 
 /**

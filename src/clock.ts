@@ -7,6 +7,8 @@
  */
 export interface Clock {
   now(): Date;
+  /** The time in milliseconds, for measuring: unlike now(), it never moves the next timestamp on. */
+  reading(): number;
 }
 
 export function monotonicClock(source: () => number = Date.now): Clock {
@@ -17,6 +19,7 @@ export function monotonicClock(source: () => number = Date.now): Clock {
       last = reading > last ? reading : last + 1;
       return new Date(last);
     },
+    reading: source,
   };
 }
 

@@ -9,7 +9,7 @@ import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
 import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
 import { baseMetadata } from './metadata.js';
-import { jsonRenderer, type BrowsableForm, type Renderer, type ViewInfo } from './renderers.js';
+import { jsonRenderer, type BrowsableForm, type ViewInfo } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
 import { requestData } from './parsers.js';
 import type { ResourceRegistry } from './registry.js';
@@ -52,7 +52,7 @@ export function allowHeader(endpoint: Endpoint): string {
 async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): Promise<void> {
   const { res } = ctx;
   let renderer = response.renderer ?? ctx.renderer;
-  if (response.streamed && renderer.renderStream) return sendStream(ctx, response, renderer, logger);
+  if (response.streamed && renderer.renderStream) return sendStream(ctx, response, renderer.contentType, renderer.renderStream(ctx, response), logger);
   let body: Buffer | undefined;
   if (response.data !== undefined) {
     try {
@@ -81,20 +81,22 @@ async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo,
  * answer short (the client sees no final chunk) and is logged; a client that
  * leaves stops the reading.
  */
-async function sendStream(ctx: RequestContext, response: SiteResponse, renderer: Renderer, logger: Logger): Promise<void> {
+async function sendStream(ctx: RequestContext, response: SiteResponse, contentType: string, chunks: AsyncIterable<string>, logger: Logger): Promise<void> {
   const { req, res } = ctx;
   res.status(response.status);
   for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
-  res.setHeader('Content-Type', renderer.contentType);
-  if (req.method === 'HEAD' || !renderer.renderStream) {
+  res.setHeader('Content-Type', contentType);
+  if (req.method === 'HEAD') {
     res.end();
     return;
   }
   try {
-    await pipeline(Readable.from(renderer.renderStream(ctx, response)), res);
+    await pipeline(Readable.from(chunks), res);
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     (req.log ?? logger).error({ err: error, method: req.method, path: req.path }, 'streaming failed');
+    // pino-http then logs the request as errored, not as aborted by the client.
+    res.err = error as Error;
     res.destroy();
   }
 }
@@ -242,8 +244,6 @@ export function siteRouter(site: Site, routes: readonly Route[], logger: Logger,
     }
     void send(ctx, site.errorResponse(ctx, new ApiError('not_found')), { name: '' }, logger);
   };
-  // A 404 page still shows who is logged in.
-  if (session) router.use(session.ifCookie);
   router.use(notFound);
   // Express's own failures before a handler ran, such as a path that does not percent-decode.
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -135,7 +135,10 @@ export class Serializer {
   includes(): IncludeOptions[] {
     return this.options.fields.flatMap((name) => {
       const relation = this.resource.references.get(name);
-      return relation ? [{ association: name, attributes: [...relation.resource.displayFields] }] : [];
+      if (!relation) return [];
+      // The key too: in a plain row it tells a missing row from one whose names are empty.
+      const key = relation.resource.model.primaryKeyAttribute;
+      return [{ association: name, attributes: [...new Set([key, ...relation.resource.displayFields])] }];
     });
   }
 
@@ -153,8 +156,9 @@ export class Serializer {
       (name) => fromStored(this.resource.declaration.fields[name], values[name]),
       (related, name) => {
         const fields = related as Record<string, unknown>;
-        // A LEFT JOIN that found no row gives every column NULL.
-        return Object.values(fields).every((value) => value === null) ? null : displayNameOf(this.relationOf(name), (field) => fields[field]);
+        const resource = this.relationOf(name);
+        // A LEFT JOIN that found no row gives every column NULL, the key too.
+        return fields[resource.model.primaryKeyAttribute] === null ? null : displayNameOf(resource, (field) => fields[field]);
       },
     );
   }

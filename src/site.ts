@@ -24,21 +24,13 @@ export type Item = Record<string, unknown>;
 
 /**
  * A list read from the database in batches while the body is written, so that
- * a list of any length takes the memory of one batch. Iterating it again
- * reads the rows again.
+ * a list of any length takes the memory of one batch. It can be read once.
  */
 export class ItemStream implements AsyncIterable<Item[]> {
   constructor(private readonly batches: () => AsyncIterable<Item[]>) {}
 
   [Symbol.asyncIterator](): AsyncIterator<Item[]> {
     return this.batches()[Symbol.asyncIterator]();
-  }
-
-  /** Every item at once, for a renderer that cannot write a list piece by piece. */
-  async collect(): Promise<Item[]> {
-    const items: Item[] = [];
-    for await (const batch of this) items.push(...batch);
-    return items;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FindOptions, IncludeOptions } from 'sequelize';
-import { readInBatches, type PlainRow } from './batches.js';
+import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel } from './errors.js';
@@ -111,22 +111,17 @@ export class ModelViewSet {
       const rows = await this.resource.model.findAll(query);
       return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(rows)) };
     }
-    const batches = readInBatches({ model: this.resource.model, query, keyset: this.orderedByValues(query) });
-    // The first batch before the answer starts: a failing database is still a clean 500, a short list one write.
-    const first = await batches.next();
+    const keyset = canContinueAfter(this.resource.declaration.fields, query.order);
+    const batches = readInBatches({ model: this.resource.model, query, keyset });
     const represented = (rows: PlainRow[]): Item[] => rows.map((row) => this.serializer.representPlain(row));
+    // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
+    const first = await batches.next();
+    const firstItems = first.done ? [] : represented(first.value);
     const items = new ItemStream(async function* () {
-      if (first.done) return;
-      yield represented(first.value);
+      yield firstItems;
       for await (const rows of batches) yield represented(rows);
     });
     return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true };
-  }
-
-  /** Whether every ordering column is NOT NULL, so that batches can continue after the last row's values. */
-  private orderedByValues(query: OrderedQuery): boolean {
-    const fields = this.resource.declaration.fields;
-    return query.order.every(([name]) => !fields[name]?.nullable);
   }
 
   async retrieve(ctx: RequestContext): Promise<SiteResponse> {

@@ -1,8 +1,9 @@
 /**
  * Mounts the admin without importing AdminJS up front: loading it takes about
- * a second and a half of CPU and 70 to 130 MB of memory, which neither the API
+ * a second and a half of CPU and 50 to 130 MB of memory, which neither the API
  * nor a test of another site should pay for. The first admin request of a
- * process loads it (and waits); processes that never serve the admin never do.
+ * process loads it; processes that never serve the admin never do. The import
+ * holds the event loop for up to about half a second, once per process.
  */
 import type { RequestHandler, Router } from 'express';
 import type { Services } from '../services.js';
@@ -22,7 +23,12 @@ export function lazyAdmin(services: Services): LazyAdmin {
     loading ??= (async () => {
       const { adminSite } = await import('./index.js');
       return adminSite(services);
-    })();
+    })().catch((error: unknown) => {
+      // Logged once per attempt; the next admin request tries again.
+      services.logger.error({ err: error }, 'the admin site failed to load');
+      loading = undefined;
+      throw error;
+    });
     return loading;
   };
   const handler: RequestHandler = (req, res, next) => {

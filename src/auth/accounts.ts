@@ -1,7 +1,7 @@
 import { col, fn, UniqueConstraintError, where } from 'sequelize';
 import { clock } from '../clock.js';
 import { FieldErrors, ValidationError } from '../errors.js';
-import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row, type RowModel } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
@@ -61,12 +61,15 @@ export class Accounts {
   private readonly users: BoundResource;
   private readonly contract: UserModelContract;
   private readonly creation: Serializer;
+  /** The user model with its hidden fields (the password hash), made once: scope() makes a new model class each call. */
+  private readonly usersWithHidden: RowModel;
 
   constructor(
     registry: ResourceRegistry,
     readonly hasher: PasswordHasher,
   ) {
     this.users = registry.users();
+    this.usersWithHidden = this.users.model.scope(WITH_HIDDEN);
     this.contract = userModelOf(this.users);
     for (const column of REQUIRED_COLUMNS) {
       if (!(column in this.users.declaration.fields)) throw new Error(`The user model lacks the ${column} field`);
@@ -91,13 +94,13 @@ export class Accounts {
 
   async findByUsername(username: string, { withHidden = false } = {}): Promise<Row | null> {
     if (unstorable(username)) return null;
-    const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
+    const model = withHidden ? this.usersWithHidden : this.users.model;
     return model.findOne({ where: { [this.contract.usernameField]: username } });
   }
 
   async findById(id: number, { withHidden = false } = {}): Promise<Row | null> {
     if (!Number.isSafeInteger(id)) return null;
-    const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
+    const model = withHidden ? this.usersWithHidden : this.users.model;
     return model.findByPk(id);
   }
 
@@ -110,7 +113,7 @@ export class Accounts {
   /** The account with this email address, whatever its letter case (the unique index is on lower(email)). */
   async findByEmail(email: string, { withHidden = false } = {}): Promise<Row | null> {
     if (unstorable(email)) return null;
-    const model = withHidden ? this.users.model.scope(WITH_HIDDEN) : this.users.model;
+    const model = withHidden ? this.usersWithHidden : this.users.model;
     return model.findOne({ where: where(fn('lower', col(this.contract.emailField)), fn('lower', email)) });
   }
 

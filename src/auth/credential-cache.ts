@@ -50,7 +50,7 @@ export class CachedPasswordCheck implements PasswordCheck {
       max: options.maxEntries,
       ttl: options.ttlSeconds * 1000,
       // The framework's clock, so that tests can move time.
-      perf: { now: () => clock().now().getTime() },
+      perf: { now: () => clock().reading() },
     });
   }
 
@@ -63,11 +63,17 @@ export class CachedPasswordCheck implements PasswordCheck {
       this.remembered.delete(key);
     }
     // Simultaneous first requests with the same credentials (a client opening several connections) share one check.
-    let check = this.checking.get(key);
-    if (!check) {
-      check = this.check(key, username, password, guard).finally(() => this.checking.delete(key));
-      this.checking.set(key, check);
+    const shared = this.checking.get(key);
+    if (shared) {
+      try {
+        return await shared;
+      } catch {
+        // The first caller's throttle (its address) refused, or the database failed: this client is checked on its own.
+        return this.check(key, username, password, guard);
+      }
     }
+    const check = this.check(key, username, password, guard).finally(() => this.checking.delete(key));
+    this.checking.set(key, check);
     return check;
   }
 

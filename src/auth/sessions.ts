@@ -152,7 +152,8 @@ export interface BrowserSession {
   ifCookie: RequestHandler;
 }
 
-const SESSION_COOKIE_SENT = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=`);
+// As the cookie parser reads names: white space around them is trimmed.
+const SESSION_COOKIE_SENT = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}\\s*=`);
 
 export function browserSession(handlers: RequestHandler[]): BrowserSession {
   const resume = express.Router().use(...handlers);

@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Op } from 'sequelize';
 import { clock } from '../clock.js';
-import { WITH_HIDDEN, type BoundResource, type Row } from '../registry.js';
+import { WITH_HIDDEN, type BoundResource, type Row, type RowModel } from '../registry.js';
 import { parsePk } from '../viewsets.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
@@ -49,6 +49,8 @@ export class AccessTokens {
   private readonly loginTokenName: string;
   /** The name the owning user is loaded under. */
   private readonly userAlias: string;
+  /** The token model with the hash column, made once (scope() makes a new model class each call). */
+  private readonly withHash: RowModel;
 
   constructor(
     private readonly tokens: BoundResource,
@@ -65,6 +67,7 @@ export class AccessTokens {
     const alias = [...tokens.references].find(([, relation]) => relation.field === this.userField)?.[0];
     if (!alias) throw new Error(`${name}.${this.userField} must be a reference to the user model`);
     this.userAlias = alias;
+    this.withHash = tokens.model.scope(WITH_HIDDEN);
   }
 
   /** A new token for the user; the plain-text form is returned once and never stored. */
@@ -100,7 +103,7 @@ export class AccessTokens {
   /** `<id>|<secret>`, or the bare secret as Sanctum also accepts; the secret is compared in constant time. */
   private async find(bearer: string): Promise<Row | null> {
     if (bearer.length === 0 || bearer.length > MAX_TOKEN_LENGTH) return null;
-    const model = this.tokens.model.scope(WITH_HIDDEN);
+    const model = this.withHash;
     const include = [{ association: this.userAlias }];
     const separator = bearer.indexOf('|');
     if (separator < 0) {

@@ -23,4 +23,10 @@ describe('the clock', () => {
     source = 4000;
     expect(clock.now().getTime()).toBe(5001);
   });
+
+  test('taking a reading to measure time does not move the next timestamp on', () => {
+    const clock = monotonicClock(() => 1000);
+    expect([clock.reading(), clock.reading(), clock.reading()]).toEqual([1000, 1000, 1000]);
+    expect(clock.now().getTime()).toBe(1000);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { readInBatches } from '../../src/batches.js';
+import { canContinueAfter, readInBatches } from '../../src/batches.js';
 import { Serializer } from '../../src/serializers.js';
 import { utcTimestamp } from '../../src/timestamps.js';
 import type { OrderedQuery } from '../../src/pagination.js';
@@ -101,18 +101,20 @@ describe('lists longer than one query reads at once', () => {
   });
 
   test.each([
-    ['newest first with ties', [['updated_at', 'DESC'], ['id', 'DESC']]],
-    ['oldest first with ties', [['updated_at', 'ASC'], ['id', 'ASC']]],
-    ['mixed directions', [['updated_at', 'DESC'], ['id', 'ASC']]],
-  ] as const)('reading in batches after the last row (%s) gives what one query gives', async (_case, order) => {
-    const model = t.services.registry.get('Comment').model;
+    ['by id', [['id', 'ASC']], true],
+    ['by id, newest first', [['id', 'DESC']], true],
+    ['newest first with ties', [['updated_at', 'DESC'], ['id', 'DESC']], false],
+    ['oldest first with ties', [['updated_at', 'ASC'], ['id', 'ASC']], false],
+    ['mixed directions', [['updated_at', 'DESC'], ['id', 'ASC']], false],
+    ['by a nullable column', [['user_id', 'ASC'], ['id', 'ASC']], false],
+  ] as const)('reading in batches (%s) gives what one query gives', async (_case, order, keyset) => {
+    const comments = t.services.registry.get('Comment');
     const query: OrderedQuery = { order: order.map(([name, direction]) => [name, direction]) };
-    const whole = (await model.findAll(query)).map((row) => row.get('id'));
-    for (const keyset of [true, false]) {
-      const batched: unknown[] = [];
-      for await (const rows of readInBatches({ model, query, keyset, size: 10 })) batched.push(...rows.map((row) => row.id));
-      expect(batched).toEqual(whole);
-    }
+    expect(canContinueAfter(comments.declaration.fields, query.order)).toBe(keyset);
+    const whole = (await comments.model.findAll(query)).map((row) => row.get('id'));
+    const batched: unknown[] = [];
+    for await (const rows of readInBatches({ model: comments.model, query, keyset, size: 10 })) batched.push(...rows.map((row) => row.id));
+    expect(batched).toEqual(whole);
   });
 });
 
@@ -122,19 +124,48 @@ describe('rows read as plain values', () => {
   test('show the same as model instances: times from text, booleans from numbers, a missing owner as null', async () => {
     const serializer = new Serializer(t.services.registry.get('Comment'), { fields: ['id', 'title', 'updated_at', 'owner'], formatTimestamp: utcTimestamp, readOnly: true });
     const stored = { id: 7, title: 'x', updated_at: '2026-01-02 03:04:05.678 +00:00' };
-    expect(serializer.representPlain({ ...stored, owner: { name: 'Alice', username: 'alice' } })).toEqual({
+    expect(serializer.representPlain({ ...stored, owner: { id: 3, name: 'Alice', username: 'alice' } })).toEqual({
       id: 7,
       title: 'x',
       updated_at: utcTimestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))),
       owner: 'Alice',
     });
-    expect(serializer.representPlain({ ...stored, updated_at: '2026-01-02 03:04:05.678', owner: { name: null, username: null } })).toMatchObject({
+    expect(serializer.representPlain({ ...stored, updated_at: '2026-01-02 03:04:05.678', owner: { id: null, name: null, username: null } })).toMatchObject({
       updated_at: utcTimestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))),
       owner: null,
     });
+    // An owner whose names are all empty is still an owner: '' as the model instance shows it, not null.
+    expect(serializer.representPlain({ ...stored, owner: { id: 3, name: null, username: null } })).toMatchObject({ owner: '' });
     const users = new Serializer(t.services.registry.users(), { fields: ['is_staff'], formatTimestamp: utcTimestamp, readOnly: true });
     expect(users.representPlain({ is_staff: 1 })).toEqual({ is_staff: true });
     expect(users.representPlain({ is_staff: 0 })).toEqual({ is_staff: false });
+  });
+});
+
+describe('times that do not come back as they were written', () => {
+  const t = useTestApp(async (t) => {
+    const start = Date.UTC(2026, 0, 1);
+    const rows = Array.from({ length: 25 }, (_, i) => ({ title: `t${i}`, body: 'b', created_at: new Date(start), updated_at: new Date(start + Math.floor(i / 3) * 1000) }));
+    const comments = t.services.registry.get('Comment').model;
+    await comments.bulkCreate(rows);
+    // What imports and other writers leave: SQLite text without milliseconds or offset, PostgreSQL microseconds.
+    const sql = t.services.sequelize.getDialect() === 'postgres'
+      ? "UPDATE comments SET updated_at = updated_at + id * interval '1 microsecond'"
+      : 'UPDATE comments SET updated_at = substr(updated_at, 1, 19) WHERE id % 2 = 0';
+    await t.services.sequelize.query(sql);
+  });
+
+  test.each([
+    ['newest first', 'DESC'],
+    ['oldest first', 'ASC'],
+  ] as const)('a list ordered by time (%s) reads every row once, in batches as in one query', async (_case, direction) => {
+    const comments = t.services.registry.get('Comment');
+    const query: OrderedQuery = { order: [['updated_at', direction], ['id', direction]] };
+    const keyset = canContinueAfter(comments.declaration.fields, query.order);
+    const whole = (await comments.model.findAll(query)).map((row) => row.get('id'));
+    const batched: unknown[] = [];
+    for await (const rows of readInBatches({ model: comments.model, query, keyset, size: 4 })) batched.push(...rows.map((row) => row.id));
+    expect(batched).toEqual(whole);
   });
 });
 
