@@ -90,6 +90,7 @@ export class PageNumberPagination {
       rows = await model.findAll({ ...query, order, limit, offset: skip });
     } else {
       const key = model.primaryKeyAttribute;
+      // Without the includes: they only name related rows, never filter (a filtering include would have to come along).
       const keys = await model.findAll({ where: query.where, order, attributes: [key], limit, offset: skip, raw: true });
       const ids = keys.map((found) => (found as unknown as Record<string, unknown>)[key]);
       const onPage = { [key]: { [Op.in]: ids } };
