@@ -64,8 +64,9 @@ import path from 'node:path';
 import { logIn, pageSizeOf, type Credentials } from './lib/client.js';
 import { createDatabase, type BenchDatabase } from './lib/database.js';
 import { mib, type Memory } from './lib/memory.js';
-import { BenchFailure, describeError, handleInterrupts, isInterrupted, progress, runInTemporaryDirectory } from './lib/processes.js';
-import { commit, describeMachine, dotEnvWarning, formatNumber, machine, markdownTable, verdict, writeJson, type Machine } from './lib/report.js';
+import { BenchFailure, isInterrupted, progress } from './lib/processes.js';
+import { describeMachine, dotEnvWarning, formatNumber, markdownTable, verdict } from './lib/report.js';
+import { runBenchmark, type RunInfo } from './lib/run.js';
 import { checkAlive, freePort, serverOutputTail, startServer, stopServer, stopServerAtEnd, waitUntilServing, type ServerSettings } from './lib/server.js';
 import { benchRow, type Context, type RowResult } from './http/measure-row.js';
 import { parseOptions, type Options } from './http/options.js';
@@ -204,7 +205,7 @@ function memoryTable(memory: readonly ProcessMemory[]): string {
   return markdownTable(['process', 'pid', 'RSS idle after start MiB', 'RSS after the run MiB', 'peak RSS (VmHWM) MiB', 'target', 'met'], cells, ['left', 'right', 'right', 'right', 'right', 'left', 'left']);
 }
 
-function printReport(report: Report, options: Options, date: string, measured: string, about: Machine): void {
+function printReport(report: Report, options: Options, { date, commit: measured, machine: about }: RunInfo): void {
   const comparisons = compare(report.rows);
   const out: string[] = [];
   out.push('', `HTTP benchmark, ${date}, commit ${measured}`, describeMachine(about));
@@ -233,24 +234,16 @@ function printReport(report: Report, options: Options, date: string, measured: s
 
 // ---------------------------------------------------------------- main
 
-async function main(): Promise<number> {
+await runBenchmark(() => {
   const options = parseOptions();
-  handleInterrupts();
-  const measured = commit();
-  const date = new Date().toISOString();
-  const about = machine();
   const report: Report = { pageSize: null, rows: [], start: null, memory: [], failures: [], interrupted: false };
-  await runInTemporaryDirectory('bench-http-', report.failures, (directory) => run(options, directory, report));
-  report.interrupted = isInterrupted();
-  printReport(report, options, date, measured, about);
-  if (options.json) {
-    writeJson(options.json, { date, commit: measured, machine: about, settings: options, ...report, comparisons: compare(report.rows) });
-  }
-  const failed = report.failures.length > 0 || report.interrupted || report.rows.some((row) => row.problems.length > 0);
-  return failed ? 1 : 0;
-}
-
-process.exitCode = await main().catch((error: unknown) => {
-  process.stderr.write(`bench: ${describeError(error)}\n`);
-  return 1;
+  return {
+    temporaryPrefix: 'bench-http-',
+    report,
+    settings: options,
+    measure: (directory) => run(options, directory, report),
+    print: (info) => printReport(report, options, info),
+    extraJson: () => ({ comparisons: compare(report.rows) }),
+    hasProblems: () => report.rows.some((row) => row.problems.length > 0),
+  };
 });

@@ -38,8 +38,9 @@
  * server ending or not stopping cleanly); a missed target is only reported.
  */
 import { mib } from './lib/memory.js';
-import { handleInterrupts, isInterrupted, runInTemporaryDirectory } from './lib/processes.js';
-import { commit, describeMachine, dotEnvWarning, formatNumber, machine, markdownTable, verdict, writeJson, type Machine } from './lib/report.js';
+import { isInterrupted } from './lib/processes.js';
+import { describeMachine, dotEnvWarning, formatNumber, markdownTable, verdict } from './lib/report.js';
+import { runBenchmark, type RunInfo } from './lib/run.js';
 import { benchList, GROWTH_TARGET_MIB, MEMORY_SAMPLE_MS, type ListOutcome, type ListReport } from './scale/list.js';
 import { parseOptions, type Options } from './scale/options.js';
 import { benchPages, WARMUP_REQUESTS, type Latency, type PagesOutcome } from './scale/pages.js';
@@ -88,7 +89,7 @@ interface Report extends PagesOutcome, ListOutcome {
   interrupted: boolean;
 }
 
-function printReport(report: Report, options: Options, date: string, measured: string, about: Machine): void {
+function printReport(report: Report, options: Options, { date, commit: measured, machine: about }: RunInfo): void {
   const out: string[] = ['', `Scale benchmark, ${date}, commit ${measured}`, describeMachine(about)];
   const warning = dotEnvWarning();
   if (warning) out.push(warning);
@@ -118,33 +119,21 @@ function printReport(report: Report, options: Options, date: string, measured: s
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-function failed(report: Report): boolean {
-  const pageProblems = report.pages?.cases.some((result) => result.problems.length > 0) ?? false;
-  const listProblems = report.list?.phases.some((phase) => phase.problems.length > 0) ?? false;
-  return report.failures.length > 0 || report.interrupted || pageProblems || listProblems;
-}
-
-// ---------------------------------------------------------------- main
-
-async function main(): Promise<number> {
+await runBenchmark(() => {
   const options = parseOptions();
-  handleInterrupts();
-  const measured = commit();
-  const date = new Date().toISOString();
-  const about = machine();
   const report: Report = { pages: null, list: null, failures: [], interrupted: false };
-  await runInTemporaryDirectory('bench-scale-', report.failures, async (directory) => {
-    // Pages, then the list: each on its own database and server, the first removed before the second is made.
-    await benchPages(options, directory, report);
-    if (!isInterrupted()) await benchList(options, directory, report);
-  });
-  report.interrupted = isInterrupted();
-  printReport(report, options, date, measured, about);
-  if (options.json) writeJson(options.json, { date, commit: measured, machine: about, settings: options, ...report });
-  return failed(report) ? 1 : 0;
-}
-
-process.exitCode = await main().catch((error: unknown) => {
-  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return 1;
+  return {
+    temporaryPrefix: 'bench-scale-',
+    report,
+    settings: options,
+    async measure(directory) {
+      // Pages, then the list: each on its own database and server, the first removed before the second is made.
+      await benchPages(options, directory, report);
+      if (!isInterrupted()) await benchList(options, directory, report);
+    },
+    print: (info) => printReport(report, options, info),
+    hasProblems: () =>
+      (report.pages?.cases.some((result) => result.problems.length > 0) ?? false) ||
+      (report.list?.phases.some((phase) => phase.problems.length > 0) ?? false),
+  };
 });
