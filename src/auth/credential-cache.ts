@@ -59,7 +59,10 @@ export class CachedPasswordCheck implements PasswordCheck {
     const entry = this.remembered.get(key);
     if (entry) {
       const row = await this.accounts.findById(entry.userId, { withHidden: true });
-      if (row && this.stillOpens(row, entry)) return this.accounts.toAuthUser(row);
+      if (row) {
+        const user = this.accounts.toAuthUser(row);
+        if (this.stillOpens(row, user, entry)) return user;
+      }
       this.remembered.delete(key);
     }
     // Simultaneous first requests with the same credentials (a client opening several connections) share one check.
@@ -85,8 +88,8 @@ export class CachedPasswordCheck implements PasswordCheck {
     return user;
   }
 
-  private stillOpens(row: Row, entry: Remembered): boolean {
-    if (!row.get('is_active') || this.accounts.toAuthUser(row).username !== entry.username) return false;
+  private stillOpens(row: Row, user: AuthUser, entry: Remembered): boolean {
+    if (!row.get('is_active') || user.username !== entry.username) return false;
     return timingSafeEqual(this.digest(String(row.get('password'))), entry.storedHash);
   }
 
