@@ -2,7 +2,10 @@ import express, { type Express } from 'express';
 import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
-import { siteRouter } from './router.js';
+import { siteRouter, type Route } from './router.js';
+import type { Site } from './site.js';
+import { docsRouter, DOCS_PATH } from './docs/router.js';
+import { openApiRouter } from './openapi/router.js';
 import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
@@ -16,9 +19,32 @@ export interface App extends Express {
   warm(): Promise<void>;
 }
 
+/** A site's routes under one mount point: what the app serves and the OpenAPI description documents. */
+export interface SiteMount {
+  site: Site;
+  path: string;
+  routes: Route[];
+}
+
+/** Every API site over the services' resources, the root site last (its 404 covers every other path). */
+export function siteMounts(services: Services): SiteMount[] {
+  const { config, accounts, registry, tokens, throttles } = services;
+  const mounts: SiteMount[] = [];
+  if (tokens) {
+    const token = tokenSite(config, tokens, throttles);
+    const routeServices = { config, registry, accounts, tokens, loginThrottle: throttles.login, bodyLimit: config.bodyLimit };
+    mounts.push({ site: token, path: token.mountPath, routes: tokenRoutes(token, routeServices) });
+    // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
+    mounts.push({ site: token, path: '/sanctum', routes: [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }] });
+  }
+  const paginated = paginatedSite(config, accounts, throttles);
+  mounts.push({ site: paginated, path: paginated.mountPath, routes: paginatedRoutes(paginated, registry, config.bodyLimit) });
+  return mounts;
+}
+
 /** The HTTP application: every site over the same resources and database. */
 export function createApp(services: Services): App {
-  const { config, accounts, registry, tokens, logger, sessions, throttles } = services;
+  const { config, accounts, registry, logger, sessions, throttles } = services;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -38,15 +64,13 @@ export function createApp(services: Services): App {
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);
 
-  if (tokens) {
-    const token = tokenSite(config, tokens, throttles);
-    const services = { config, registry, accounts, tokens, loginThrottle: throttles.login, bodyLimit: config.bodyLimit };
-    app.use(token.mountPath, siteRouter(token, tokenRoutes(token, services), logger, session));
-    // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
-    app.use('/sanctum', siteRouter(token, [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }], logger, session));
-  }
-  const paginated = paginatedSite(config, accounts, throttles);
-  const [firstList] = registry.exposedOn(paginated.name);
+  const mounts = siteMounts(services);
+  app.use(openApiRouter(services, mounts));
+  app.use(DOCS_PATH, docsRouter());
+  const root = mounts.pop();
+  if (!root) throw new Error('no site to serve');
+  for (const mount of mounts) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+  const [firstList] = registry.exposedOn(root.site.name);
   app.use(
     BROWSER_LOGIN_PATH,
     ...browser,
@@ -60,6 +84,6 @@ export function createApp(services: Services): App {
     }),
   );
   // The root site answers last: its 404 covers every path no other site claims.
-  app.use(paginated.mountPath, siteRouter(paginated, paginatedRoutes(paginated, registry, config.bodyLimit), logger, session));
+  app.use(root.path, siteRouter(root.site, root.routes, logger, session));
   return Object.assign(app, { warm: async () => void (await admin.load()) });
 }

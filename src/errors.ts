@@ -110,6 +110,11 @@ export class FieldErrors {
   }
 }
 
+/** A resource's name for people from the `resources` catalogue, or its declared name when the catalogue has none. */
+export function resourceLabel(t: Translate, resource: { key: string; declaration: { name: string } }): string {
+  return t(`resources:${resource.key}.name`, { defaultValue: resource.declaration.name });
+}
+
 /** A field's label from the `resources` catalogue, or its name when it has none. */
 export function fieldLabel(t: Translate, resource: string | undefined, field: string): string {
   return resource ? t(`resources:${resource}.fields.${field}`, { defaultValue: field }) : field;

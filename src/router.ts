@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { authenticateRequest } from './authentication.js';
 import type { BrowserSession } from './auth/sessions.js';
 import { createContext, type RequestContext } from './context.js';
-import { ApiError, asApiError } from './errors.js';
+import { ApiError, asApiError, resourceLabel } from './errors.js';
 import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
 import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
@@ -170,7 +170,7 @@ async function browsableForm(ctx: RequestContext, endpoint: Endpoint, response: 
 /** The list and detail endpoints of a viewset, with the methods its actions allow. */
 export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint; current: Endpoint } {
   const actions = new Set(viewset.exposure.actions);
-  const label = (ctx: RequestContext): string => ctx.t(`resources:${viewset.resource.key}.name`);
+  const label = (ctx: RequestContext): string => resourceLabel(ctx.t, viewset.resource);
   const list: Endpoint = {
     name: (ctx) => ctx.t('views.list', { name: label(ctx) }),
     permissions: viewset.permissions,

@@ -2,7 +2,7 @@ import type { FindOptions, IncludeOptions } from 'sequelize';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
-import { ApiError, fieldLabel } from './errors.js';
+import { ApiError, fieldLabel, resourceLabel } from './errors.js';
 import { PageNumberPagination, type OrderedQuery } from './pagination.js';
 import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
@@ -82,7 +82,7 @@ export class ModelViewSet {
     const row = pk === null ? null : await this.resource.model.findByPk(pk, { include });
     if (!row) {
       const id = typeof raw === 'string' ? raw.slice(0, SHOWN_ID_LENGTH) : '';
-      const name = ctx.t(`resources:${this.resource.key}.name`);
+      const name = resourceLabel(ctx.t, this.resource);
       throw new ApiError('record_not_found', { model: this.resource.declaration.name, name, id });
     }
     checkObjectPermissions(ctx, this.permissions, action, row, this.resource);

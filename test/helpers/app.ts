@@ -3,8 +3,9 @@ import request from 'supertest';
 import { createApp, type App } from '../../src/app.js';
 import type { AuthUser } from '../../src/auth/accounts.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createTestDatabase } from './database.js';
+import { recordingHandler, type RecordedResponse } from './contract.js';
 
 /** Fast hashes: the iteration count is part of the stored hash, so verification is unchanged. */
 export const TEST_ITERATIONS = 1000;
@@ -22,23 +23,34 @@ export interface UserSpec {
   active?: boolean;
 }
 
+/** What a test may change in the app it gets: other declarations and migrations, and a record of its answers. */
+export interface TestAppOptions extends Pick<ServiceOptions, 'declarations' | 'migrationDirs'> {
+  /** Keep every answer the app gives (see `responses`), for the contract check. */
+  record?: boolean;
+}
+
 export interface TestApp {
   app: App;
   services: Services;
   http: ReturnType<typeof request>;
+  /** Every answer given through `http`, when the app was made with `record`. */
+  responses: RecordedResponse[];
   createUser(username: string, spec?: UserSpec): Promise<AuthUser>;
   close(): Promise<void>;
 }
 
 /** A fresh app over its own database (in-memory SQLite, or PostgreSQL under test:pg), migrated. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const services = await createServices(testConfig({ DATABASE_URL: database.url, ...env }));
+  const { record = false, ...serviceOptions } = options;
+  const services = await createServices(testConfig({ DATABASE_URL: database.url, ...env }), serviceOptions);
   const app = createApp(services);
+  const responses: RecordedResponse[] = [];
   return {
     app,
     services,
-    http: request(app),
+    http: request(record ? recordingHandler(app, responses) : app),
+    responses,
     async createUser(username, spec = {}) {
       const user = await services.accounts.create({
         username,
@@ -64,10 +76,14 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
  * One app for the tests of a describe block: made (and `setup` run) before
  * them, closed after them. The returned object forwards to that app.
  */
-export function useTestApp(setup: (app: TestApp) => Promise<void> = async () => undefined, env: Record<string, string> = {}): TestApp {
+export function useTestApp(
+  setup: (app: TestApp) => Promise<void> = async () => undefined,
+  env: Record<string, string> = {},
+  options: TestAppOptions = {},
+): TestApp {
   let current: TestApp | undefined;
   beforeAll(async () => {
-    current = await createTestApp(env);
+    current = await createTestApp(env, options);
     await setup(current);
   });
   afterAll(() => current?.close());
@@ -84,6 +100,9 @@ export function useTestApp(setup: (app: TestApp) => Promise<void> = async () => 
     },
     get http() {
       return app().http;
+    },
+    get responses() {
+      return app().responses;
     },
     createUser: (username, spec) => app().createUser(username, spec),
     close: () => app().close(),
