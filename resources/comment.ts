@@ -6,8 +6,8 @@ export default defineResource({
   table: 'comments',
   fields: {
     id: field.id(),
-    title: field.string({ maxLength: 255 }),
-    body: field.text({ maxLength: 65_535 }),
+    title: field.string({ maxLength: 255, example: 'はじめまして' }),
+    body: field.text({ maxLength: 65_535, example: '最初のコメントです。' }),
     user_id: field.reference('User', {
       as: 'owner',
       related: 'comments',

@@ -7,7 +7,7 @@ export default defineResource({
   fields: {
     id: field.id(),
     username: field.string({ maxLength: 150, format: 'username', unique: true }),
-    name: field.string({ maxLength: 255, default: '' }),
+    name: field.string({ maxLength: 255, default: '', example: 'Alice Example' }),
     first_name: field.string({ maxLength: 150, default: '' }),
     last_name: field.string({ maxLength: 150, default: '' }),
     email: field.string({ maxLength: 254, format: 'email', unique: true, caseInsensitive: true }),

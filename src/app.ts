@@ -5,12 +5,13 @@ import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
 import { siteRouter, type Route } from './router.js';
 import type { Site } from './site.js';
 import { docsRouter, DOCS_PATH } from './docs/router.js';
-import { openApiRouter } from './openapi/router.js';
+import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
+import type { DescriptionSources } from './openapi/document.js';
 import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
-import { healthRoutes } from './middleware/health.js';
+import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminHeaders, productHeaders } from './middleware/security.js';
 
@@ -42,6 +43,11 @@ export function siteMounts(services: Services): SiteMount[] {
   return mounts;
 }
 
+/** What the API description documents: the sites' routes and the routes beside them that machines call. */
+export function describedRoutes(mounts: readonly SiteMount[]): DescriptionSources {
+  return { mounts, plainRoutes: [...HEALTH_DOCS, OPENAPI_DOCS] };
+}
+
 /** The HTTP application: every site over the same resources and database. */
 export function createApp(services: Services): App {
   const { config, accounts, registry, logger, sessions, throttles } = services;
@@ -65,7 +71,7 @@ export function createApp(services: Services): App {
   const session = browserSession(browser);
 
   const mounts = siteMounts(services);
-  app.use(openApiRouter(services, mounts));
+  app.use(openApiRouter(describedRoutes(mounts)));
   app.use(DOCS_PATH, docsRouter());
   const root = mounts.pop();
   if (!root) throw new Error('no site to serve');

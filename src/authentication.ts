@@ -4,6 +4,8 @@ import type { PasswordCheck } from './auth/credential-cache.js';
 import type { AccessToken, AccessTokens } from './auth/tokens.js';
 import type { RequestContext } from './context.js';
 import { enforceCsrf } from './auth/csrf.js';
+import { SESSION_COOKIE } from './auth/sessions.js';
+import type { DescribedScheme } from './openapi/types.js';
 import { ApiError } from './errors.js';
 import type { LoginThrottle } from './throttling.js';
 
@@ -19,6 +21,8 @@ export interface Authenticator {
   authenticate(req: Request): Promise<Authenticated | null>;
   /** The `WWW-Authenticate` value of a 401, when the scheme has one. */
   readonly challenge?: string;
+  /** How the API description names the scheme (its text: `security.<name>` in the `openapi` catalogue). */
+  readonly described: DescribedScheme;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -58,6 +62,8 @@ export class BasicAuthentication implements Authenticator {
     this.challenge = `Basic realm="${realm}"`;
   }
 
+  readonly described: DescribedScheme = { name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } };
+
   async authenticate(req: Request): Promise<Authenticated | null> {
     const { scheme, values } = authorization(req);
     if (scheme !== 'basic') return null;
@@ -78,6 +84,7 @@ export class BasicAuthentication implements Authenticator {
  */
 export class BearerAuthentication implements Authenticator {
   readonly challenge = 'Bearer';
+  readonly described: DescribedScheme = { name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer', bearerFormat: '<id>|<secret>' } };
 
   constructor(private readonly tokens: AccessTokens) {}
 
@@ -94,6 +101,8 @@ export class BearerAuthentication implements Authenticator {
  * bearer requests never need one.
  */
 export class SessionAuthentication implements Authenticator {
+  readonly described: DescribedScheme = { name: 'sessionCookie', scheme: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } };
+
   constructor(private readonly bodyLimit: number) {}
 
   async authenticate(req: Request): Promise<Authenticated | null> {

@@ -3,6 +3,8 @@ import { queryValue, requestUrl, type RequestContext } from './context.js';
 import { ApiError } from './errors.js';
 import type { Row, RowModel } from './registry.js';
 import type { PageSizes } from './resource.js';
+import type { Translate } from './i18n.js';
+import type { Parameter } from './openapi/types.js';
 
 export interface PageLinks {
   count: number;
@@ -39,6 +41,26 @@ export class PageNumberPagination {
   readonly pageSizeParam = 'page_size';
 
   constructor(readonly sizes: PageSizes) {}
+
+  /** The query parameters of a list, as Django REST Framework's get_schema_operation_parameters; texts from the `openapi` catalogue. */
+  schemaParameters(t: Translate): Parameter[] {
+    const { pageSize, maxPageSize } = this.sizes;
+    return [
+      {
+        name: this.pageParam,
+        in: 'query',
+        description: t('parameters.page'),
+        schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', const: 'last' }] },
+        example: 1,
+      },
+      {
+        name: this.pageSizeParam,
+        in: 'query',
+        description: t('parameters.page_size', { default: pageSize, max: maxPageSize }),
+        schema: { type: 'integer', minimum: 1, maximum: maxPageSize, default: pageSize },
+      },
+    ];
+  }
 
   /** `page_size` up to the maximum; zero, negative or non-numeric gives the default. */
   getPageSize(ctx: RequestContext): number {

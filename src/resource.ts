@@ -16,6 +16,8 @@ interface CommonField {
   /** Never leaves the server: not loaded by default, in no response, log or admin page. */
   hidden?: boolean;
   default?: string | number | boolean | null;
+  /** A typical value, shown in the API description's examples. */
+  example?: string | number | boolean;
 }
 
 export interface IdField extends CommonField {

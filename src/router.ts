@@ -11,18 +11,21 @@ import { checkPermissions, type Permission, type PermissionAction } from './perm
 import { baseMetadata } from './metadata.js';
 import { jsonRenderer, type BrowsableForm, type ViewInfo } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
+import type { ActionDocs } from './openapi/types.js';
 import { requestData } from './parsers.js';
 import type { ResourceRegistry } from './registry.js';
 import type { Site, SiteResponse } from './site.js';
 import { ModelViewSet } from './viewsets.js';
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-type Method = Exclude<(typeof METHOD_ORDER)[number], 'HEAD'>;
+export type Method = Exclude<(typeof METHOD_ORDER)[number], 'HEAD'>;
 
 export interface EndpointAction {
   /** The action the permissions are asked about. */
   action: PermissionAction;
   run(ctx: RequestContext): Promise<SiteResponse>;
+  /** What the API description says of it, unless the endpoint's viewset tells. */
+  docs?: ActionDocs;
 }
 
 /** One path of a site: its methods, its permissions and the name its pages and metadata show. */
@@ -33,6 +36,8 @@ export interface Endpoint {
   methods: Partial<Record<Method, EndpointAction>>;
   /** Starts a browser session for requests that bring none (else only a session cookie loads one). */
   opensSession?: boolean;
+  /** The viewset whose actions these are: the API description derives their bodies from it. */
+  viewset?: ModelViewSet;
 }
 
 /** The action answering a method: its own, OPTIONS' default metadata, or none (405). */
@@ -42,11 +47,15 @@ function actionFor(endpoint: Endpoint, method: string): EndpointAction | undefin
   return { action: 'metadata', run: async (ctx) => ({ status: 200, data: baseMetadata(ctx, endpoint.name(ctx)) }) };
 }
 
-/** Every endpoint answers OPTIONS; HEAD wherever GET is. */
-export function allowHeader(endpoint: Endpoint): string {
+/** Every method an endpoint answers, in the `Allow` header's order: OPTIONS always, HEAD wherever GET is. */
+export function allowedMethods(endpoint: Endpoint): string[] {
   const methods = new Set<string>([...Object.keys(endpoint.methods), 'OPTIONS']);
   if (methods.has('GET')) methods.add('HEAD');
-  return METHOD_ORDER.filter((method) => methods.has(method)).join(', ');
+  return METHOD_ORDER.filter((method) => methods.has(method));
+}
+
+export function allowHeader(endpoint: Endpoint): string {
+  return allowedMethods(endpoint).join(', ');
 }
 
 async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): Promise<void> {
@@ -175,11 +184,13 @@ export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detai
     name: (ctx) => ctx.t('views.list', { name: label(ctx) }),
     permissions: viewset.permissions,
     methods: {},
+    viewset,
   };
   const detail: Endpoint = {
     name: (ctx) => ctx.t('views.detail', { name: label(ctx) }),
     permissions: viewset.permissions,
     methods: {},
+    viewset,
   };
   if (actions.has('list')) list.methods.GET = { action: 'list', run: (ctx) => viewset.list(ctx) };
   if (actions.has('create')) list.methods.POST = { action: 'create', run: (ctx) => viewset.create(ctx) };
@@ -195,6 +206,7 @@ export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detai
     name: (ctx) => ctx.t('views.current', { name: label(ctx) }),
     permissions: viewset.permissions,
     methods: { GET: { action: 'current', run: (ctx) => viewset.current(ctx) } },
+    viewset,
   };
   return { list, detail, current };
 }

@@ -30,6 +30,11 @@ interface WritableField {
   maxLength: number | undefined;
 }
 
+/** One field a serializer shows: a declared column, or a reference's `as` name (shown as that row's display name). */
+export type ShownField =
+  | { name: string; kind: 'column'; field: FieldDeclaration; writable?: Readonly<WritableField> }
+  | { name: string; kind: 'reference'; resource: BoundResource };
+
 type Cleaned = { value: unknown } | { error: FieldErrorCode; params?: Record<string, string | number> };
 
 const USERNAME = /^[\p{L}\p{N}_.@+-]+$/u;
@@ -234,19 +239,27 @@ export class Serializer {
     }
   }
 
+  /** The fields shown, in order, with what writes accept of each: what OPTIONS and the API description tell. */
+  shownFields(): ShownField[] {
+    return this.options.fields.map((name): ShownField => {
+      if (this.resource.references.has(name)) return { name, kind: 'reference', resource: this.relationOf(name) };
+      return { name, kind: 'column', field: this.field(name), writable: this.writable.find((spec) => spec.name === name) };
+    });
+  }
+
   /** The fields as OPTIONS describes them; labels come from the `resources` catalogue. */
   describe(label: (field: string) => string): Record<string, FieldDescription> {
     const result: Record<string, FieldDescription> = {};
-    for (const name of this.options.fields) {
-      const writable = this.writable.find((spec) => spec.name === name);
+    for (const shown of this.shownFields()) {
+      const writable = shown.kind === 'column' ? shown.writable : undefined;
       const description: FieldDescription = {
-        type: this.resource.references.has(name) ? 'field' : fieldType(this.field(name)),
+        type: shown.kind === 'reference' ? 'field' : fieldType(shown.field),
         required: writable?.required ?? false,
         read_only: writable === undefined,
-        label: label(name),
+        label: label(shown.name),
       };
       if (writable?.maxLength !== undefined) description.max_length = writable.maxLength;
-      result[name] = description;
+      result[shown.name] = description;
     }
     return result;
   }

@@ -1,7 +1,8 @@
 import type { Authenticator } from './authentication.js';
 import type { RequestContext } from './context.js';
 import type { ApiError } from './errors.js';
-import type { Language } from './i18n.js';
+import type { Language, Translate } from './i18n.js';
+import type { JsonSchema } from './openapi/types.js';
 import type { PageLinks } from './pagination.js';
 import type { Renderer } from './renderers.js';
 import type { RequestThrottle } from './throttling.js';
@@ -35,6 +36,26 @@ export class ItemStream implements AsyncIterable<Item[]> {
 }
 
 /**
+ * The schema twins of a site's bodies, for the API description: each says
+ * what the body function of the same name gives.
+ */
+export interface SiteDocs {
+  /** Paths end with a slash (Django REST Framework's routers) or not (Laravel's). */
+  readonly trailingSlash: boolean;
+  /** How `formatTimestamp` writes a time. */
+  readonly timestamp: JsonSchema;
+  item(exposure: SiteExposure, item: JsonSchema): JsonSchema;
+  list(exposure: SiteExposure, item: JsonSchema, paginated: boolean): JsonSchema;
+  current(exposure: SiteExposure, item: JsonSchema, included: Record<string, JsonSchema>): JsonSchema;
+  /** Every error but validation. */
+  readonly error: JsonSchema;
+  /** A validation error naming some of `fields`. */
+  validation(fields: readonly string[]): JsonSchema;
+  /** The body of `destroyed`, if it has one. */
+  readonly destroyed?: JsonSchema;
+}
+
+/**
  * One API style served from the same declarations: how it authenticates,
  * renders, paginates, shows time and shapes its bodies and errors. The
  * framework's handlers are the same for every site.
@@ -62,6 +83,11 @@ export interface Site {
   /** The `current` action's body: the user's row and the related lists the exposure includes. */
   currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[]>): unknown;
   /** The answer to a successful delete. */
-  destroyedResponse(ctx: RequestContext): SiteResponse;
+  readonly destroyed: SiteResponse;
+  /** An error's status for an API client (a site may answer a browser otherwise). */
+  errorStatus(error: ApiError): number;
+  /** An error's body for an API client, without debug details. */
+  errorBody(t: Translate, error: ApiError): unknown;
   errorResponse(ctx: RequestContext, error: ApiError): SiteResponse;
+  readonly docs: SiteDocs;
 }

@@ -3,6 +3,9 @@
  * six fractional digits the documents ask for end in 000.
  */
 
+/** The time the API description's examples show. */
+export const EXAMPLE_TIME = new Date('2026-01-15T09:30:00.250Z');
+
 function pad(value: number, width = 2): string {
   return String(value).padStart(width, '0');
 }

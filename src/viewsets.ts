@@ -38,7 +38,7 @@ export class ModelViewSet {
   /** What the retrieve action shows; the same serializer unless the exposure names retrieveFields. */
   readonly retrieveSerializer: Serializer;
   /** Related rows the current action shows, each with its own serializer of every visible field. */
-  private readonly included: { name: string; field: string; resource: BoundResource; serializer: Serializer }[];
+  readonly included: readonly { name: string; field: string; resource: BoundResource; serializer: Serializer }[];
   readonly permissions: readonly Permission[];
   readonly pagination: PageNumberPagination | null;
 
@@ -179,7 +179,7 @@ export class ModelViewSet {
   async destroy(ctx: RequestContext): Promise<SiteResponse> {
     const row = await this.getObject(ctx, 'destroy');
     await row.destroy();
-    return this.site.destroyedResponse(ctx);
+    return this.site.destroyed;
   }
 
   /** OPTIONS, as Django REST Framework's SimpleMetadata: the write action is listed only if this user may use it. */

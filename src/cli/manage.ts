@@ -1,8 +1,10 @@
 import { pathToFileURL } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import { describedRoutes, siteMounts } from '../app.js';
+import { openApiDocument } from '../openapi/document.js';
 import { ConfigError, describeConfigError, loadConfig, loadDotEnv } from '../config.js';
 import { migrate } from '../db/migrator.js';
-import { translator, type Translate } from '../i18n.js';
+import { LANGUAGES, translator, type Language, type Translate } from '../i18n.js';
 import { createLogger } from '../logger.js';
 import { createServices, type Services } from '../services.js';
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
@@ -78,6 +80,17 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
     .description("write every user as a Django auth.user fixture (Django's loaddata and this one read it)")
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action((options: { output?: string }) => run((services) => dumpData(services, io, t, options.output)));
+
+  root
+    .command('openapi')
+    .description('print the OpenAPI 3.1 description of both APIs (what GET /openapi.json serves)')
+    .addOption(new Option('--language <language>', 'language of its texts').choices([...LANGUAGES]))
+    .action((options: { language?: Language }) =>
+      run(async (services) => {
+        const document = openApiDocument(describedRoutes(siteMounts(services)), options.language ?? cliLanguage(io.env));
+        write(JSON.stringify(document, null, 2));
+      }, false),
+    );
 
   root
     .command('seed')

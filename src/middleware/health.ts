@@ -1,6 +1,27 @@
 import express, { type Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger.js';
+import type { JsonSchema, PlainRouteDocs } from '../openapi/types.js';
+
+const STATUS = (value: string): JsonSchema => ({
+  type: 'object',
+  properties: { status: { type: 'string', const: value } },
+  required: ['status'],
+  additionalProperties: false,
+});
+
+/** The health routes as the API description shows them. */
+export const HEALTH_DOCS: readonly PlainRouteDocs[] = [
+  { path: '/healthz', summary: 'operations.healthz', responses: [{ status: 200, schema: STATUS('ok') }] },
+  {
+    path: '/readyz',
+    summary: 'operations.readyz',
+    responses: [
+      { status: 200, schema: STATUS('ok') },
+      { status: 503, schema: STATUS('unavailable') },
+    ],
+  },
+];
 
 /** How long /readyz waits for the database before it answers 503. */
 const READY_TIMEOUT_MS = 2000;

@@ -2,23 +2,69 @@ import type { Accounts } from '../auth/accounts.js';
 import { basicPasswordCheck } from '../auth/credential-cache.js';
 import { BasicAuthentication, SessionAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
-import { requestUrl, type RequestContext } from '../context.js';
+import { requestUrl } from '../context.js';
 import { fieldErrorMessages, ValidationError, type ApiError } from '../errors.js';
 import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
-import type { Site, SiteResponse } from '../site.js';
+import type { Site, SiteDocs, SiteResponse } from '../site.js';
+import type { Translate } from '../i18n.js';
+import type { JsonSchema } from '../openapi/types.js';
 import type { Throttles } from '../throttling.js';
-import { zonedTimestampFormatter } from '../timestamps.js';
+import { EXAMPLE_TIME, zonedTimestampFormatter } from '../timestamps.js';
 
 export const PAGINATED_SITE = 'paginated';
 /** Credentials remembered at once per process: about 200 bytes each. */
 const BASIC_AUTH_CACHE_ENTRIES = 10_000;
 
 /** The field errors of a 400, `{"<field>": ["<message>", …]}`, labels from the resource catalogue. */
-function validationBody(ctx: RequestContext, error: ValidationError): Record<string, string[]> {
-  return Object.fromEntries(fieldErrorMessages(ctx.t, error).map(({ field, messages }) => [field, messages]));
+function validationBody(t: Translate, error: ValidationError): Record<string, string[]> {
+  return Object.fromEntries(fieldErrorMessages(t, error).map(({ field, messages }) => [field, messages]));
+}
+
+function errorStatus(error: ApiError): number {
+  return error instanceof ValidationError ? 400 : error.status;
+}
+
+function errorBody(t: Translate, error: ApiError): Record<string, unknown> {
+  return error instanceof ValidationError ? validationBody(t, error) : { detail: t(error.messageKey, error.params) };
+}
+
+const LINK: JsonSchema = { type: ['string', 'null'], format: 'uri' };
+
+/** The schema twins of the paginated site's bodies. */
+function paginatedDocs(formatTimestamp: (date: Date) => string): SiteDocs {
+  return {
+    trailingSlash: true,
+    // In the configured time zone, without offset: not an RFC 3339 date-time.
+    timestamp: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', example: formatTimestamp(EXAMPLE_TIME) },
+    item: (_exposure, item) => item,
+    list: (_exposure, item, paginated) => {
+      const results: JsonSchema = { type: 'array', items: item };
+      if (!paginated) return results;
+      return {
+        type: 'object',
+        properties: { count: { type: 'integer', minimum: 0 }, next: LINK, previous: LINK, results },
+        required: ['count', 'next', 'previous', 'results'],
+        additionalProperties: false,
+      };
+    },
+    current: (_exposure, item, included) => {
+      const lists = Object.fromEntries(Object.entries(included).map(([name, schema]) => [name, { type: 'array', items: schema }]));
+      const properties = { ...item.properties, ...lists };
+      return { ...item, properties, required: Object.keys(properties) };
+    },
+    error: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false },
+    validation: (fields) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        [...fields, 'non_field_errors'].map((field) => [field, { type: 'array', items: { type: 'string' }, minItems: 1 }]),
+      ),
+      additionalProperties: false,
+      minProperties: 1,
+    }),
+  };
 }
 
 /**
@@ -30,6 +76,7 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
   const basic = new BasicAuthentication(passwords, throttles.login, 'api');
   // Django REST Framework's default order: the browser session first, so that a stale Basic header is never tried.
   const session = new SessionAuthentication(config.bodyLimit);
+  const formatTimestamp = zonedTimestampFormatter(config.timeZone);
   return {
     name: PAGINATED_SITE,
     mountPath: '/',
@@ -40,25 +87,28 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
     renderers: [jsonRenderer, htmlRenderer],
     pageSizes: { pageSize: 2, maxPageSize: 5 },
     vary: 'Accept, Accept-Language, Cookie',
-    formatTimestamp: zonedTimestampFormatter(config.timeZone),
+    formatTimestamp,
     itemBody: (_ctx, _exposure, item) => item,
     listBody: (_ctx, _exposure, items, page) =>
       page ? { count: page.count, next: page.next, previous: page.previous, results: items } : items,
     currentBody: (_ctx, _exposure, item, included) => ({ ...item, ...included }),
-    destroyedResponse: () => ({ status: 204 }),
+    destroyed: { status: 204 },
+    errorStatus,
+    errorBody,
     errorResponse(ctx, error: ApiError): SiteResponse {
       if (error instanceof ValidationError) {
-        return { status: 400, data: validationBody(ctx, error) };
+        return { status: 400, data: validationBody(ctx.t, error) };
       }
       const headers = { ...error.headers };
-      let status = error.status;
+      let status = errorStatus(error);
       if (status === 401) {
         // A browser asking for the page gets 403, so that it shows no password pop-up.
         if (error.code === 'not_authenticated' && ctx.renderer === htmlRenderer) status = 403;
         else headers['WWW-Authenticate'] = basic.challenge;
       }
-      return { status, headers, data: { detail: ctx.t(error.messageKey, error.params) } };
+      return { status, headers, data: errorBody(ctx.t, error) };
     },
+    docs: paginatedDocs(formatTimestamp),
   };
 }
 
@@ -70,6 +120,11 @@ function rootEndpoint(listPaths: readonly string[]): Endpoint {
     methods: {
       GET: {
         action: 'list',
+        docs: {
+          summary: 'operations.root',
+          success: { status: 200, schema: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } } },
+          errors: ['not_authenticated', 'throttled'],
+        },
         run: async (ctx) => {
           const base = requestUrl(ctx.req);
           const links: Record<string, string> = {};

@@ -6,7 +6,7 @@ import { BearerAuthentication, SessionAuthentication } from '../authentication.j
 import { csrfToken } from '../auth/csrf.js';
 import { endSession, shortenAnonymousSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
 import type { Config } from '../config.js';
-import { queryValue, type RequestContext } from '../context.js';
+import { queryValue } from '../context.js';
 import { ApiError, fieldErrorMessages, ValidationError } from '../errors.js';
 import { requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
@@ -14,9 +14,12 @@ import type { ResourceRegistry } from '../registry.js';
 import { errorPageRenderer, htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import { Serializer } from '../serializers.js';
-import type { Site, SiteResponse } from '../site.js';
+import type { Site, SiteDocs, SiteResponse } from '../site.js';
+import type { Translate } from '../i18n.js';
+import type { ActionDocs, JsonSchema } from '../openapi/types.js';
+import { representationSchema } from '../openapi/fields.js';
 import type { LoginThrottle, Throttles } from '../throttling.js';
-import { utcTimestamp } from '../timestamps.js';
+import { EXAMPLE_TIME, utcTimestamp } from '../timestamps.js';
 
 export const TOKEN_SITE = 'token';
 
@@ -53,15 +56,59 @@ function debugDetails(error: ApiError): Record<string, unknown> {
 }
 
 /** `{"message": <first message>, "errors": {"<field>": ["…"]}}`, as Laravel's 422. */
-function validationBody(ctx: RequestContext, error: ValidationError): Record<string, unknown> {
-  const fields = fieldErrorMessages(ctx.t, error);
+function validationBody(t: Translate, error: ValidationError): Record<string, unknown> {
+  const fields = fieldErrorMessages(t, error);
   const messages = fields.flatMap((field) => field.messages);
-  const [first = ctx.t(error.messageKey)] = messages;
+  const [first = t(error.messageKey)] = messages;
   const more = messages.length - 1;
   return {
-    message: more > 0 ? ctx.t('errors.validation_more', { message: first, count: more }) : first,
+    message: more > 0 ? t('errors.validation_more', { message: first, count: more }) : first,
     errors: Object.fromEntries(fields.map(({ field, messages: list }) => [field, list])),
   };
+}
+
+const MESSAGE: JsonSchema = { type: 'string' };
+
+/** The schema twins of the token site's bodies. */
+const tokenDocs: SiteDocs = {
+  trailingSlash: false,
+  timestamp: { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$', example: utcTimestamp(EXAMPLE_TIME) },
+  item: (exposure, item) => wrapped(exposure.wrap?.item ?? DEFAULT_WRAP, item),
+  list: (exposure, item) => wrapped(exposure.wrap?.list ?? DEFAULT_WRAP, { type: 'array', items: item }),
+  current(exposure, item, included) {
+    const lists = Object.fromEntries(Object.entries(included).map(([name, schema]) => [name, { type: 'array', items: schema }]));
+    const properties = { ...item.properties, ...lists };
+    const user: JsonSchema = { ...item, properties, required: Object.keys(properties) };
+    return { type: 'object', properties: { [exposure.wrap?.item ?? DEFAULT_WRAP]: user, ...lists }, required: [exposure.wrap?.item ?? DEFAULT_WRAP, ...Object.keys(lists)] };
+  },
+  error: { type: 'object', properties: { message: MESSAGE }, required: ['message'] },
+  validation: (fields) => ({
+    type: 'object',
+    properties: {
+      message: MESSAGE,
+      errors: {
+        type: 'object',
+        properties: Object.fromEntries([...fields, 'non_field_errors'].map((field) => [field, { type: 'array', items: MESSAGE, minItems: 1 }])),
+        additionalProperties: false,
+      },
+    },
+    required: ['message', 'errors'],
+  }),
+  destroyed: { type: 'array', maxItems: 0 },
+};
+
+function errorStatus(error: ApiError): number {
+  return error instanceof ValidationError ? 422 : error.status;
+}
+
+function errorBody(t: Translate, error: ApiError): Record<string, unknown> {
+  if (error instanceof ValidationError) return validationBody(t, error);
+  if (error.code === 'login_failed') return { message: [t(error.messageKey)] };
+  return { message: t(error.messageKey, error.params) };
+}
+
+function wrapped(key: string, schema: JsonSchema): JsonSchema {
+  return { type: 'object', properties: { [key]: schema }, required: [key], additionalProperties: false };
 }
 
 /**
@@ -91,21 +138,21 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
       [exposure.wrap?.item ?? DEFAULT_WRAP]: { ...item, ...included },
       ...included,
     }),
-    destroyedResponse: () => ({ status: 200, data: [] }),
+    destroyed: { status: 200, data: [] },
+    errorStatus,
+    errorBody,
     errorResponse(ctx, error): SiteResponse {
-      if (error instanceof ValidationError) {
-        return { status: 422, data: validationBody(ctx, error), renderer: jsonRenderer };
-      }
-      if (error.code === 'login_failed') {
-        return { status: error.status, data: { message: [ctx.t(error.messageKey)] }, renderer: jsonRenderer };
-      }
+      const status = errorStatus(error);
+      const data = errorBody(ctx.t, error);
+      // Login failures and validation errors are always JSON, as Laravel's.
+      if (error instanceof ValidationError || error.code === 'login_failed') return { status, data, renderer: jsonRenderer };
       const headers = { ...error.headers };
-      if (error.status === 401) headers['WWW-Authenticate'] = bearer.challenge;
-      const data: Record<string, unknown> = { message: ctx.t(error.messageKey, error.params) };
+      if (status === 401) headers['WWW-Authenticate'] = bearer.challenge;
       if (config.debug) Object.assign(data, debugDetails(error));
       const json = config.apiForceJson || expectsJson(ctx.req);
-      return { status: error.status, headers, data, renderer: json ? jsonRenderer : errorPageRenderer };
+      return { status, headers, data, renderer: json ? jsonRenderer : errorPageRenderer };
     },
+    docs: tokenDocs,
   };
 }
 
@@ -117,6 +164,13 @@ export interface TokenRouteServices {
   loginThrottle: LoginThrottle;
   bodyLimit: number;
 }
+
+/** A login failure's body: its message in a list, as the original answered. */
+const LOGIN_FAILED: JsonSchema = {
+  type: 'object',
+  properties: { message: { type: 'array', items: MESSAGE, minItems: 1 } },
+  required: ['message'],
+};
 
 /** Malformed or unsupported bodies: to the login they are missing credentials, as to Laravel. */
 const UNREADABLE_BODY: ReadonlySet<string> = new Set(['parse_error_json', 'parse_error_form', 'unsupported_media_type']);
@@ -145,12 +199,31 @@ function loginEndpoint(site: Site, { registry, accounts, tokens, loginThrottle, 
   const users = registry.users();
   const fields = users.declaration.sites?.[site.name]?.fields ?? ['id'];
   const userSerializer = new Serializer(users, { fields, formatTimestamp: site.formatTimestamp, readOnly: true });
+  const docs: ActionDocs = {
+    summary: 'operations.login',
+    requestBody: {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email', example: 'alice@example.com' }, password: { type: 'string', format: 'password' } },
+      required: ['email', 'password'],
+    },
+    success: {
+      status: 201,
+      schema: {
+        type: 'object',
+        properties: { user: representationSchema(userSerializer, site.docs.timestamp), token: { type: 'string', example: '1|Wq8n…' } },
+        required: ['user', 'token'],
+        additionalProperties: false,
+      },
+    },
+    errors: [{ code: 'login_failed', schema: LOGIN_FAILED }, 'throttled'],
+  };
   return {
     name: (ctx) => ctx.t('views.login'),
     permissions: [],
     methods: {
       POST: {
         action: 'create',
+        docs,
         run: async (ctx) => {
           const data = await credentialsData(ctx.req, bodyLimit);
           const email = textField(data, 'email').trim();
@@ -174,6 +247,7 @@ function logoutEndpoint(tokens: AccessTokens): Endpoint {
     methods: {
       POST: {
         action: 'destroy',
+        docs: { summary: 'operations.logout', success: { status: 204 }, errors: ['not_authenticated', 'csrf_failed', 'throttled'] },
         run: async (ctx) => {
           if (ctx.token) await tokens.revoke(ctx.token.id);
           // A first-party session logs out as Sanctum's web guard does: the session ends.
@@ -198,6 +272,7 @@ export function csrfCookieEndpoint(config: Config): Endpoint {
     methods: {
       GET: {
         action: 'retrieve',
+        docs: { summary: 'operations.csrf_cookie', success: { status: 204 }, errors: ['throttled'] },
         run: async (ctx) => {
           shortenAnonymousSession(ctx.req);
           setXsrfCookie(ctx.req, ctx.res, config.sessionCookieAge);

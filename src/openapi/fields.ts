@@ -1,0 +1,122 @@
+import type { BoundResource } from '../registry.js';
+import type { FieldDeclaration, StringField } from '../resource.js';
+import type { Serializer, ShownField } from '../serializers.js';
+import type { JsonSchema } from './types.js';
+
+/** Django REST Framework's BooleanField spellings that forms send; JSON clients send true or false. */
+const FORM_BOOLEANS = ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'];
+
+function nullable(schema: JsonSchema, isNullable: boolean | undefined): JsonSchema {
+  if (!isNullable || typeof schema.type !== 'string') return schema;
+  return { ...schema, type: [schema.type, 'null'] };
+}
+
+function stringFormat(field: StringField): string | undefined {
+  return field.format === 'email' ? 'email' : undefined;
+}
+
+/** A typical value of a declared field: its own `example`, else one its format implies. */
+function exampleOf(field: FieldDeclaration, timestamp: JsonSchema): unknown {
+  if (field.example !== undefined) return field.example;
+  switch (field.kind) {
+    case 'id':
+      return 1;
+    case 'boolean':
+      return field.default ?? true;
+    case 'datetime':
+      return timestamp.example;
+    case 'string':
+      if (field.format === 'email') return 'alice@example.com';
+      if (field.format === 'username') return 'alice';
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** How a row of `resource` is named where another row shows it. */
+function displayExample(resource: BoundResource): unknown {
+  for (const name of resource.displayFields) {
+    const field = resource.declaration.fields[name];
+    if (field?.example !== undefined) return field.example;
+  }
+  return undefined;
+}
+
+function columnSchema(field: FieldDeclaration, timestamp: JsonSchema): JsonSchema {
+  switch (field.kind) {
+    case 'id':
+    case 'reference':
+      return { type: 'integer' };
+    case 'string':
+    case 'text': {
+      const format = stringFormat(field);
+      return format ? { type: 'string', format } : { type: 'string' };
+    }
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'datetime':
+      return { ...timestamp };
+  }
+}
+
+function shownSchema(shown: ShownField, timestamp: JsonSchema): JsonSchema {
+  if (shown.kind === 'reference') {
+    const example = displayExample(shown.resource);
+    // A row whose referenced row is gone (an imported comment without owner) shows null.
+    return { type: ['string', 'null'], ...(example === undefined ? {} : { example }) };
+  }
+  const schema = nullable(columnSchema(shown.field, timestamp), shown.field.nullable);
+  const example = exampleOf(shown.field, timestamp);
+  if (shown.field.readOnly || shown.field.kind === 'id') schema.readOnly = true;
+  return example === undefined ? schema : { ...schema, example };
+}
+
+/** What `represent` gives: every shown field and nothing else (a leaked column fails the contract). */
+export function representationSchema(serializer: Serializer, timestamp: JsonSchema): JsonSchema {
+  const shown = serializer.shownFields();
+  return {
+    type: 'object',
+    properties: Object.fromEntries(shown.map((field) => [field.name, shownSchema(field, timestamp)])),
+    required: shown.map((field) => field.name),
+    additionalProperties: false,
+  };
+}
+
+function inputFieldSchema(shown: Extract<ShownField, { kind: 'column' }>, form: boolean): JsonSchema {
+  const { field, writable } = shown;
+  let schema: JsonSchema;
+  if (field.kind === 'boolean') {
+    schema = form ? { type: 'string', enum: FORM_BOOLEANS } : { type: 'boolean' };
+  } else {
+    schema = { type: 'string' };
+    const format = field.kind === 'string' ? stringFormat(field) : undefined;
+    if (format) schema.format = format;
+    // Blank after trimming is refused unless the field defaults to blank.
+    if (!writable?.allowBlank) schema.minLength = 1;
+    if (writable?.maxLength !== undefined) schema.maxLength = writable.maxLength;
+  }
+  const example = field.example;
+  const described = form ? schema : nullable(schema, field.nullable);
+  return example === undefined ? described : { ...described, example };
+}
+
+/**
+ * What `validate` accepts: the writable fields with their limits (code points,
+ * as JSON Schema counts them), all required ones unless `partial` (PATCH).
+ * Forms carry text only, so a form's booleans are their spellings.
+ */
+export function inputSchema(serializer: Serializer, { partial, form }: { partial: boolean; form: boolean }): JsonSchema {
+  const writable = serializer.shownFields().flatMap((shown) => (shown.kind === 'column' && shown.writable ? [shown] : []));
+  const required = partial ? [] : writable.filter((shown) => shown.writable?.required).map((shown) => shown.name);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(writable.map((shown) => [shown.name, inputFieldSchema(shown, form)])),
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
+/** The writable fields' names: those a validation error may name. */
+export function writableFields(serializer: Serializer): string[] {
+  return serializer.shownFields().flatMap((shown) => (shown.kind === 'column' && shown.writable ? [shown.name] : []));
+}

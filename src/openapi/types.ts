@@ -1,0 +1,102 @@
+import type { ErrorCode } from '../errors.js';
+
+/**
+ * The parts of OpenAPI 3.1 (and of the JSON Schema 2020-12 it embeds) that the
+ * framework writes. Keywords it does not use stay open as unknown values.
+ */
+export interface JsonSchema {
+  type?: string | readonly string[];
+  properties?: Record<string, JsonSchema>;
+  required?: readonly string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  anyOf?: readonly JsonSchema[];
+  $ref?: string;
+  [keyword: string]: unknown;
+}
+
+export interface SecurityScheme {
+  type: 'http' | 'apiKey';
+  scheme?: string;
+  bearerFormat?: string;
+  in?: 'header' | 'cookie' | 'query';
+  name?: string;
+  description?: string;
+}
+
+/** An authentication policy as the API description names it (drf-spectacular's OpenApiAuthenticationExtension). */
+export interface DescribedScheme {
+  /** Key under `components.securitySchemes`. */
+  name: string;
+  scheme: SecurityScheme;
+}
+
+export interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: JsonSchema;
+  example?: unknown;
+}
+
+export interface MediaType {
+  schema: JsonSchema;
+  example?: unknown;
+}
+
+export interface ResponseObject {
+  description: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+  content?: Record<string, MediaType>;
+}
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  parameters?: Parameter[];
+  requestBody?: { required: boolean; content: Record<string, MediaType> };
+  responses: Record<string, ResponseObject>;
+  security?: Record<string, string[]>[];
+}
+
+export type PathItem = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch', Operation>> & {
+  parameters?: Parameter[];
+};
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description?: string };
+  servers?: { url: string; description?: string }[];
+  tags: { name: string; description?: string }[];
+  paths: Record<string, PathItem>;
+  components: { securitySchemes: Record<string, SecurityScheme> };
+}
+
+/** A response an action documents by itself: its status, and the schema of its body (none: no body). */
+export interface DocumentedResponse {
+  status: number;
+  schema?: JsonSchema;
+}
+
+/**
+ * What the API description says of an action that is not a viewset's (a
+ * login, a logout, an API root). Texts are keys of the `openapi` catalogue.
+ */
+export interface ActionDocs {
+  summary: string;
+  /** The body fields it reads, for forms and JSON alike. */
+  requestBody?: JsonSchema;
+  success: DocumentedResponse;
+  /** Errors it may answer, by catalogue code; `schema` when the site shapes that one apart. */
+  errors?: readonly (ErrorCode | { code: ErrorCode; schema: JsonSchema })[];
+}
+
+/** A route outside the sites (health checks, this description): GET and HEAD, no credentials. */
+export interface PlainRouteDocs {
+  path: string;
+  summary: string;
+  responses: readonly DocumentedResponse[];
+}
