@@ -73,9 +73,9 @@ export function createApp(services: Services): App {
   const mounts = siteMounts(services);
   app.use(openApiRouter(describedRoutes(mounts)));
   app.use(DOCS_PATH, docsRouter());
-  const root = mounts.pop();
+  const root = mounts.at(-1);
   if (!root) throw new Error('no site to serve');
-  for (const mount of mounts) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+  for (const mount of mounts.slice(0, -1)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
   const [firstList] = registry.exposedOn(root.site.name);
   app.use(
     BROWSER_LOGIN_PATH,

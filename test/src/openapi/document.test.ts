@@ -1,0 +1,142 @@
+import { describe, expect, test } from '@jest/globals';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { Router } from 'express';
+import { credentials, useTestApp } from '../../helpers/app.js';
+import { cli } from '../../helpers/cli.js';
+import { contractProblems } from '../../helpers/contract.js';
+import { createTestDatabase } from '../../helpers/database.js';
+
+interface Layer {
+  rawPath?: unknown;
+  handle: Router & { stack?: Layer[] };
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+/** Pages for people, not API routes: the admin, the browser login, the docs page and its files. */
+const PAGES = ['/admin', '/api-auth', '/docs', '/static'];
+
+/** Every route path the app's routers really hold, read from Express's own stack, with its mount point. */
+function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; methods: string[] }[] {
+  const routes: { path: string; methods: string[] }[] = [];
+  for (const layer of app.router.stack) {
+    const mount = typeof layer.rawPath === 'string' ? layer.rawPath.replace(/\/$/, '') : '';
+    if (PAGES.includes(mount) || !layer.handle.stack) continue;
+    for (const inner of layer.handle.stack) {
+      if (!inner.route) continue;
+      const path = `${mount}${inner.route.path}`.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
+      routes.push({ path, methods: Object.keys(inner.route.methods) });
+    }
+  }
+  return routes;
+}
+
+type Description = {
+  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object; example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
+  info: { title: string };
+};
+type Schema = { properties: Record<string, { maxLength?: number }>; required?: string[] };
+
+const bare = (path: string): string => path.replace(/\/$/, '') || '/';
+
+describe('the OpenAPI description', () => {
+  const t = useTestApp(async (t) => {
+    await t.createUser('alice');
+  });
+  const description = async (language = 'en'): Promise<Description> =>
+    (await t.http.get('/openapi.json').set('Accept-Language', language)).body as Description;
+
+  test('is served as JSON and is a valid OpenAPI 3.1 document, in English and in Japanese', async () => {
+    const res = await t.http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    for (const language of ['en', 'ja']) {
+      const result = await new Validator().validate(await description(language));
+      expect(result.errors).toBeUndefined();
+      expect(result.valid).toBe(true);
+    }
+    expect((await description('ja')).info.title).toBe('コメントサービス');
+  });
+
+  test('documents every route the routers serve, and every documented path is served', async () => {
+    const served = servedRoutes(t.app as unknown as { router: { stack: Layer[] } });
+    const documented = Object.keys((await description()).paths).map(bare);
+    expect(served.map((route) => route.path)).toEqual(expect.arrayContaining(['/api/login', '/sanctum/csrf-cookie', '/comments/{pk}', '/', '/healthz']));
+    expect([...new Set(served.map((route) => route.path))].sort()).toEqual([...documented].sort());
+  });
+
+  test('lists for each path exactly the methods its Allow header names', async () => {
+    const { paths } = await description();
+    for (const [path, item] of Object.entries(paths)) {
+      const concrete = path.replace('{pk}', '1');
+      const res = await t.http.options(concrete).auth(...credentials('alice'));
+      const documented = Object.keys(item).map((method) => method.toUpperCase()).sort();
+      // Express answers OPTIONS of its plain GET routes (health checks, this description) with `Allow: GET,HEAD`.
+      const allowed = String(res.headers.allow).split(/,\s*/).sort();
+      expect({ path, methods: documented }).toEqual({ path, methods: allowed });
+    }
+  });
+
+  test('has examples that match their own schemas', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    let checked = 0;
+    for (const item of Object.values((await description()).paths)) {
+      for (const operation of Object.values(item)) {
+        for (const response of Object.values(operation.responses)) {
+          const json = response.content?.['application/json'];
+          if (!json) continue;
+          const values = [json.example, ...Object.values(json.examples ?? {}).map((example) => example.value)].filter((value) => value !== undefined);
+          for (const value of values) {
+            expect({ value, valid: ajv.validate(json.schema, value), errors: ajv.errorsText(ajv.errors) }).toEqual({ value, valid: true, errors: 'No errors' });
+            checked += 1;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  test('asks each site for its own schemes, and nothing of the login', async () => {
+    const { paths, components } = await description();
+    expect(components.securitySchemes.basicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
+    expect(components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey' });
+    expect(paths['/comments/']?.get?.security).toEqual([{ sessionCookie: [] }, { basicAuth: [] }]);
+    expect(paths['/api/comments']?.post?.security).toEqual([{ sessionCookie: [] }, { bearerAuth: [] }]);
+    expect(paths['/api/login']?.post?.security).toBeUndefined();
+  });
+
+  test("describes request bodies with each site's limits, all required on create and PUT, none on PATCH", async () => {
+    const { paths } = await description();
+    const body = (path: string, method: string, type = 'application/json'): Schema | undefined => paths[path]?.[method]?.requestBody?.content[type]?.schema;
+    expect(body('/comments/', 'post')).toMatchObject({ properties: { title: { maxLength: 10 }, body: { maxLength: 15 } }, required: ['title', 'body'] });
+    expect(body('/comments/{pk}/', 'put', 'multipart/form-data')?.required).toEqual(['title', 'body']);
+    expect(body('/comments/{pk}/', 'patch')?.required).toBeUndefined();
+    expect(body('/api/comments', 'post', 'application/x-www-form-urlencoded')).toMatchObject({ properties: { title: { maxLength: 255 }, body: { maxLength: 65_535 } } });
+    expect(paths['/comments/']?.get?.responses['200']?.content?.['application/json']?.schema).toMatchObject({ required: ['count', 'next', 'previous', 'results'] });
+  });
+
+  test('fails an answer that shows a field it does not document, such as a password hash', async () => {
+    const leaked = { id: 1, title: 'x', body: 'y', updated_at: '2026-01-15T09:30:00.250000', password: 'pbkdf2_sha256$600000$salt$hash' };
+    const answer = { method: 'GET', path: '/comments/1/', status: 200, contentType: 'application/json', body: Buffer.from(JSON.stringify(leaked)) };
+    const problems = contractProblems(await description(), [answer]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('must NOT have additional properties');
+    expect(contractProblems(await description(), [{ ...answer, path: '/nowhere/1', status: 200 }])).toEqual(['GET /nowhere/1 → 200: path not described']);
+  });
+
+  test('is printed by `manage openapi` as GET /openapi.json serves it', async () => {
+    const database = await createTestDatabase();
+    try {
+      const run = await cli(['openapi', '--language', 'ja'], { env: { DATABASE_URL: database.url, NODE_ENV: 'test' } });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(await description('ja'));
+    } finally {
+      await database.drop();
+    }
+  });
+});
