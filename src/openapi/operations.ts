@@ -78,7 +78,15 @@ function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: T
 /** Values for the slots of an error message. */
 function sampleParams(viewset: ModelViewSet | undefined, t: Translate): Record<string, string | number> {
   const name = viewset ? resourceLabel(t, viewset.resource) : '';
-  return { model: viewset?.resource.declaration.name ?? '', name, id: '1', method: 'PUT', allowed: 'GET', wait: 60, detail: 'Unexpected token' };
+  return {
+    model: viewset?.resource.declaration.name ?? '',
+    name,
+    id: '1',
+    method: 'PUT',
+    allowed: 'GET',
+    detail: 'Unexpected token',
+    media_type: 'text/plain',
+  };
 }
 
 /** An error as the site raises it. */

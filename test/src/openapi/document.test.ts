@@ -99,6 +99,10 @@ describe('the OpenAPI description', () => {
     expect(checked).toBeGreaterThan(20);
   });
 
+  test('fills every slot of the messages it quotes, in both languages', async () => {
+    for (const language of ['en', 'ja']) expect(JSON.stringify(await description(language))).not.toMatch(/\{\{\w+\}\}/);
+  });
+
   test('asks each site for its own schemes, and nothing of the login', async () => {
     const { paths, components } = await description();
     expect(components.securitySchemes.basicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
