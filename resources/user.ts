@@ -6,11 +6,11 @@ export default defineResource({
   table: 'users',
   fields: {
     id: field.id(),
-    username: field.string({ maxLength: 150, format: 'username', unique: true }),
+    username: field.string({ maxLength: 150, format: 'username', unique: true, example: 'alice' }),
     name: field.string({ maxLength: 255, default: '', example: 'Alice Example' }),
     first_name: field.string({ maxLength: 150, default: '' }),
     last_name: field.string({ maxLength: 150, default: '' }),
-    email: field.string({ maxLength: 254, format: 'email', unique: true, caseInsensitive: true }),
+    email: field.string({ maxLength: 254, format: 'email', unique: true, caseInsensitive: true, example: 'alice@example.com' }),
     password: field.string({ maxLength: 255, hidden: true }),
     is_superuser: field.boolean({ default: false }),
     is_staff: field.boolean({ default: false }),

@@ -2,8 +2,8 @@ import express, { type Express } from 'express';
 import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
-import { siteRouter, type Route } from './router.js';
-import type { Site } from './site.js';
+import { siteRouter } from './router.js';
+import type { SiteMount } from './site.js';
 import { docsRouter, DOCS_PATH } from './docs/router.js';
 import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
 import type { DescriptionSources } from './openapi/document.js';
@@ -18,13 +18,6 @@ import { adminHeaders, productHeaders } from './middleware/security.js';
 export interface App extends Express {
   /** Loads what the first request of a site would otherwise wait for (the admin). */
   warm(): Promise<void>;
-}
-
-/** A site's routes under one mount point: what the app serves and the OpenAPI description documents. */
-export interface SiteMount {
-  site: Site;
-  path: string;
-  routes: Route[];
 }
 
 /** Every API site over the services' resources, the root site last (its 404 covers every other path). */
@@ -73,9 +66,9 @@ export function createApp(services: Services): App {
   const mounts = siteMounts(services);
   app.use(openApiRouter(describedRoutes(mounts)));
   app.use(DOCS_PATH, docsRouter());
-  const root = mounts.at(-1);
-  if (!root) throw new Error('no site to serve');
-  for (const mount of mounts.slice(0, -1)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+  const root = mounts.find((mount) => mount.path === '/');
+  if (!root) throw new Error('no site at the root');
+  for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
   const [firstList] = registry.exposedOn(root.site.name);
   app.use(
     BROWSER_LOGIN_PATH,

@@ -57,7 +57,8 @@ export class PageNumberPagination {
         name: this.pageSizeParam,
         in: 'query',
         description: t('parameters.page_size', { default: pageSize, max: maxPageSize }),
-        schema: { type: 'integer', minimum: 1, maximum: maxPageSize, default: pageSize },
+        // No bounds: larger asks are clamped and the others fall back, never refused.
+        schema: { type: 'integer', default: pageSize },
       },
     ];
   }

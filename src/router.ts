@@ -18,7 +18,9 @@ import type { Site, SiteResponse } from './site.js';
 import { ModelViewSet } from './viewsets.js';
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-export type Method = Exclude<(typeof METHOD_ORDER)[number], 'HEAD'>;
+export type AnyMethod = (typeof METHOD_ORDER)[number];
+/** The methods an endpoint may name; HEAD is always its GET. */
+export type Method = Exclude<AnyMethod, 'HEAD'>;
 
 export interface EndpointAction {
   /** The action the permissions are asked about. */
@@ -48,7 +50,7 @@ function actionFor(endpoint: Endpoint, method: string): EndpointAction | undefin
 }
 
 /** Every method an endpoint answers, in the `Allow` header's order: OPTIONS always, HEAD wherever GET is. */
-export function allowedMethods(endpoint: Endpoint): string[] {
+export function allowedMethods(endpoint: Endpoint): AnyMethod[] {
   const methods = new Set<string>([...Object.keys(endpoint.methods), 'OPTIONS']);
   if (methods.has('GET')) methods.add('HEAD');
   return METHOD_ORDER.filter((method) => methods.has(method));

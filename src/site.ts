@@ -1,6 +1,7 @@
 import type { Authenticator } from './authentication.js';
 import type { RequestContext } from './context.js';
-import type { ApiError } from './errors.js';
+import type { ApiError, ErrorCode } from './errors.js';
+import type { Route } from './router.js';
 import type { Language, Translate } from './i18n.js';
 import type { JsonSchema } from './openapi/types.js';
 import type { PageLinks } from './pagination.js';
@@ -53,6 +54,17 @@ export interface SiteDocs {
   validation(fields: readonly string[]): JsonSchema;
   /** The body of `destroyed`, if it has one. */
   readonly destroyed?: JsonSchema;
+  /** Errors answered in JSON whatever the client asked for. */
+  readonly alwaysJson?: ReadonlySet<ErrorCode>;
+  /** Statuses a browser asking for HTML gets instead of an error's own (its body is then the HTML page). */
+  readonly browserStatus?: Readonly<Partial<Record<ErrorCode, number>>>;
+}
+
+/** A site's routes under one mount point: what the app serves and the API description documents. */
+export interface SiteMount {
+  site: Site;
+  path: string;
+  routes: Route[];
 }
 
 /**

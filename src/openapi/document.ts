@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SiteMount } from '../app.js';
+import type { SiteMount } from '../site.js';
 import { translator, type Language, type Translate } from '../i18n.js';
 import { projectRoot } from '../paths.js';
 import { allowedMethods } from '../router.js';
@@ -49,6 +49,7 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
     components: { securitySchemes: {} },
   };
   const schemes: Record<string, SecurityScheme> = document.components.securitySchemes;
+  const ids = new Set<string>();
   for (const { site, path: mountPath, routes } of mounts) {
     const texts = { t: translator(language, ['openapi', ...site.namespaces]), example: translator(site.defaultLanguage, site.namespaces) };
     const tag = t(`sites.${site.name}.title`);
@@ -58,8 +59,10 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
       const documented = describedPath(mountPath, routePath, site.docs.trailingSlash);
       const item: PathItem = (document.paths[documented] ??= {});
       for (const method of allowedMethods(endpoint)) {
-        const key = method.toLowerCase() as OperationKey;
-        item[key] = describeOperation({ site, path: documented, tag }, endpoint, method as Parameters<typeof describeOperation>[2], texts);
+        const operation = describeOperation({ site, path: documented, tag }, endpoint, method, texts);
+        if (ids.has(operation.operationId)) throw new Error(`two operations would be named ${operation.operationId}`);
+        ids.add(operation.operationId);
+        item[method.toLowerCase() as OperationKey] = operation;
       }
     }
   }

@@ -11,11 +11,12 @@ function nullable(schema: JsonSchema, isNullable: boolean | undefined): JsonSche
   return { ...schema, type: [schema.type, 'null'] };
 }
 
+/** International addresses (`ユーザー@例え.jp`) are accepted, so not JSON Schema's ASCII-only `email`. */
 function stringFormat(field: StringField): string | undefined {
-  return field.format === 'email' ? 'email' : undefined;
+  return field.format === 'email' ? 'idn-email' : undefined;
 }
 
-/** A typical value of a declared field: its own `example`, else one its format implies. */
+/** A typical value of a declared field: its own `example`, else one its kind implies. */
 function exampleOf(field: FieldDeclaration, timestamp: JsonSchema): unknown {
   if (field.example !== undefined) return field.example;
   switch (field.kind) {
@@ -25,10 +26,6 @@ function exampleOf(field: FieldDeclaration, timestamp: JsonSchema): unknown {
       return field.default ?? true;
     case 'datetime':
       return timestamp.example;
-    case 'string':
-      if (field.format === 'email') return 'alice@example.com';
-      if (field.format === 'username') return 'alice';
-      return undefined;
     default:
       return undefined;
   }

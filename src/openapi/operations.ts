@@ -2,23 +2,33 @@ import { ApiError, resourceLabel, ValidationError, type ErrorCode } from '../err
 import type { Translate } from '../i18n.js';
 import { PARSED_MEDIA_TYPES } from '../parsers.js';
 import type { PermissionAction } from '../permissions.js';
-import type { Endpoint, EndpointAction, Method } from '../router.js';
+import type { AnyMethod, Endpoint } from '../router.js';
 import type { Site } from '../site.js';
 import type { ModelViewSet } from '../viewsets.js';
 import { inputSchema, representationSchema, writableFields } from './fields.js';
-import type { ActionDocs, DocumentedResponse, JsonSchema, MediaType, Operation, Parameter, ResponseObject } from './types.js';
+import type { ActionDocs, ErrorEntry, JsonSchema, MediaType, Operation, Parameter, ResponseObject } from './types.js';
 
-/** A site's texts in a description: `t` in the reader's language, `example` in the site's own (example bodies as the site writes them). */
+/** A site's texts in a description: `t` in the reader's language, `example` in the site's own (bodies as the site writes them). */
 export interface SiteTexts {
   t: Translate;
   example: Translate;
 }
 
-type ErrorEntry = ActionDocs['errors'] extends readonly (infer E)[] | undefined ? E : never;
+/** Where an operation is: its site, its path as the description writes it, its group. */
+export interface OperationPlace {
+  site: Site;
+  path: string;
+  tag: string;
+}
 
+type Described = ActionDocs & { parameters?: Parameter[] };
+
+const JSON_TYPE = 'application/json';
 const AUTHENTICATED: readonly ErrorCode[] = ['not_authenticated', 'throttled'];
 /** What a body can do wrong before validation; a session's unsafe method also needs its CSRF token. */
-const BODY: readonly ErrorCode[] = ['parse_error_json', 'payload_too_large', 'unsupported_media_type', 'csrf_failed'];
+const BODY: readonly ErrorCode[] = ['parse_error_json', 'parse_error_form', 'payload_too_large', 'unsupported_media_type', 'csrf_failed'];
+const CHANGE_ONE: readonly ErrorCode[] = [...AUTHENTICATED, 'csrf_failed', 'permission_denied', 'record_not_found'];
+const PK_LIMIT = 2_147_483_647;
 
 const METADATA: JsonSchema = {
   type: 'object',
@@ -33,60 +43,55 @@ const METADATA: JsonSchema = {
 };
 
 /** One viewset action as the description shows it. */
-function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: Translate): ActionDocs & { parameters?: Parameter[] } {
-  const { site, exposure } = viewset;
-  const docs = site.docs;
-  const item = (serializer = viewset.serializer): JsonSchema => docs.item(exposure, representationSchema(serializer, docs.timestamp));
-  const validation = { code: 'validation_failed' as const, schema: docs.validation(writableFields(viewset.serializer)) };
-  const written = (partial: boolean): Pick<ActionDocs, 'requestBody'> => ({ requestBody: inputSchema(viewset.serializer, { partial, form: false }) });
+function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: Translate): Described {
+  const { site, exposure, serializer, pagination } = viewset;
+  const { docs } = site;
+  const shown = (fields = serializer): JsonSchema => representationSchema(fields, docs.timestamp);
+  const validation: ErrorEntry = { code: 'validation_failed', schema: docs.validation(writableFields(serializer)) };
+  const write = (partial: boolean): Pick<Described, 'requestBody'> => ({ requestBody: inputSchema(serializer, { partial, form: false }) });
   switch (action) {
-    case 'list':
-      return {
-        summary: 'operations.list',
-        success: { status: 200, schema: docs.list(exposure, representationSchema(viewset.serializer, docs.timestamp), viewset.pagination !== null) },
-        parameters: viewset.pagination?.schemaParameters(t),
-        errors: viewset.pagination ? [...AUTHENTICATED, 'invalid_page'] : AUTHENTICATED,
-      };
+    case 'list': {
+      const schema = docs.list(exposure, shown(), pagination !== null);
+      // Page links are absolute: a Host header that is not a host name is refused.
+      const errors = pagination ? [...AUTHENTICATED, 'invalid_page' as const, 'invalid_host' as const] : AUTHENTICATED;
+      return { summary: 'operations.list', success: { status: 200, schema }, parameters: pagination?.schemaParameters(t), errors };
+    }
     case 'create':
-      return { summary: 'operations.create', ...written(false), success: { status: 201, schema: item() }, errors: [...AUTHENTICATED, validation, ...BODY] };
-    case 'retrieve':
-      return { summary: 'operations.retrieve', success: { status: 200, schema: item(viewset.retrieveSerializer) }, errors: [...AUTHENTICATED, 'record_not_found'] };
+      return {
+        summary: 'operations.create',
+        ...write(false),
+        success: { status: 201, schema: docs.item(exposure, shown()) },
+        errors: [...AUTHENTICATED, validation, ...BODY],
+      };
+    case 'retrieve': {
+      const schema = docs.item(exposure, shown(viewset.retrieveSerializer));
+      return { summary: 'operations.retrieve', success: { status: 200, schema }, errors: [...AUTHENTICATED, 'record_not_found'] };
+    }
     case 'update':
-    case 'partial_update':
+    case 'partial_update': {
       return {
         summary: `operations.${action}`,
-        ...written(action === 'partial_update'),
-        success: { status: 200, schema: item() },
-        errors: [...AUTHENTICATED, validation, ...BODY, 'permission_denied', 'record_not_found'],
+        ...write(action === 'partial_update'),
+        success: { status: 200, schema: docs.item(exposure, shown()) },
+        errors: [...CHANGE_ONE, validation, ...BODY],
       };
+    }
     case 'destroy':
-      return {
-        summary: 'operations.destroy',
-        success: { status: site.destroyed.status, schema: docs.destroyed },
-        errors: [...AUTHENTICATED, 'csrf_failed', 'permission_denied', 'record_not_found'],
-      };
+      return { summary: 'operations.destroy', success: { status: site.destroyed.status, schema: docs.destroyed }, errors: CHANGE_ONE };
     case 'current': {
-      const included = Object.fromEntries(viewset.included.map(({ name, serializer }) => [name, representationSchema(serializer, docs.timestamp)]));
-      const schema = docs.current(exposure, representationSchema(viewset.serializer, docs.timestamp), included);
-      return { summary: 'operations.current', success: { status: 200, schema }, errors: AUTHENTICATED };
+      const included = Object.fromEntries(viewset.included.map(({ name, serializer: related }) => [name, shown(related)]));
+      return { summary: 'operations.current', success: { status: 200, schema: docs.current(exposure, shown(), included) }, errors: AUTHENTICATED };
     }
     case 'metadata':
       return { summary: 'operations.metadata', success: { status: 200, schema: METADATA }, errors: AUTHENTICATED };
   }
 }
 
-/** Values for the slots of an error message. */
-function sampleParams(viewset: ModelViewSet | undefined, t: Translate): Record<string, string | number> {
+/** Values for the slots of an error message (no text of its own: the catalogue's words stay alone). */
+function sampleParams(viewset: ModelViewSet | undefined, t: Translate): Record<string, string> {
   const name = viewset ? resourceLabel(t, viewset.resource) : '';
-  return {
-    model: viewset?.resource.declaration.name ?? '',
-    name,
-    id: '1',
-    method: 'PUT',
-    allowed: 'GET',
-    detail: 'Unexpected token',
-    media_type: 'text/plain',
-  };
+  const model = viewset?.resource.declaration.name ?? '';
+  return { model, name, id: '1', method: 'PUT', allowed: 'GET', detail: '…', media_type: 'text/plain' };
 }
 
 /** An error as the site raises it. */
@@ -96,39 +101,65 @@ function sampleError(code: ErrorCode, viewset: ModelViewSet | undefined, t: Tran
   return new ValidationError({ [field]: [{ code: 'required', params: {} }] }, viewset?.resource.key);
 }
 
-function content(site: Site, schema: JsonSchema | undefined, examples?: Record<string, unknown>): Record<string, MediaType> | undefined {
+/** The body of one status: JSON with its schema and examples, the other media types as the page they are. */
+function content(
+  mediaTypes: ReadonlySet<string>,
+  schema: JsonSchema | undefined,
+  examples: Record<string, unknown> = {},
+): Record<string, MediaType> | undefined {
   if (!schema) return undefined;
-  const json: MediaType = { schema };
-  const values = Object.entries(examples ?? {});
-  if (values.length === 1) json.example = values[0]?.[1];
-  else if (values.length > 1) Object.assign(json, { examples: Object.fromEntries(values.map(([code, value]) => [code, { value }])) });
   const types: Record<string, MediaType> = {};
-  for (const renderer of site.renderers) types[renderer.mediaType] = renderer.mediaType === 'application/json' ? json : { schema: { type: 'string' } };
-  return types;
+  for (const type of mediaTypes) types[type] = { schema: { type: 'string' } };
+  if (!mediaTypes.has(JSON_TYPE)) return types;
+  const json: MediaType = { schema };
+  const values = Object.entries(examples);
+  if (values.length === 1) json.example = values[0]?.[1];
+  else if (values.length > 1) json.examples = Object.fromEntries(values.map(([code, value]) => [code, { value }]));
+  return { ...types, [JSON_TYPE]: json };
+}
+
+interface StatusGroup {
+  descriptions: Set<string>;
+  schemas: JsonSchema[];
+  examples: Record<string, unknown>;
+  mediaTypes: Set<string>;
 }
 
 /** The error responses of an operation: the codes grouped by the status the site answers them with. */
-function errorResponses(site: Site, errors: readonly ErrorEntry[], viewset: ModelViewSet | undefined, texts: SiteTexts): Record<string, ResponseObject> {
-  const byStatus = new Map<number, { codes: string[]; schemas: JsonSchema[]; examples: Record<string, unknown> }>();
-  const siteT = texts.example;
+function errorResponses(
+  site: Site,
+  errors: readonly ErrorEntry[],
+  viewset: ModelViewSet | undefined,
+  texts: SiteTexts,
+): Record<string, ResponseObject> {
+  const groups = new Map<number, StatusGroup>();
+  const group = (status: number): StatusGroup => {
+    const found = groups.get(status) ?? { descriptions: new Set(), schemas: [], examples: {}, mediaTypes: new Set() };
+    groups.set(status, found);
+    return found;
+  };
+  const renders = site.renderers.map((renderer) => renderer.mediaType);
   for (const entry of errors) {
     const code = typeof entry === 'string' ? entry : entry.code;
+    const error = sampleError(code, viewset, texts.example);
+    const description = texts.t(error.messageKey, sampleParams(viewset, texts.t));
+    const answered = group(site.errorStatus(error));
+    answered.descriptions.add(description);
     const schema = typeof entry === 'string' ? site.docs.error : entry.schema;
-    const error = sampleError(code, viewset, siteT);
-    const status = site.errorStatus(error);
-    const group = byStatus.get(status) ?? { codes: [], schemas: [], examples: {} };
-    group.codes.push(code);
-    if (!group.schemas.includes(schema)) group.schemas.push(schema);
-    group.examples[code] = site.errorBody(siteT, error);
-    byStatus.set(status, group);
+    if (!answered.schemas.includes(schema)) answered.schemas.push(schema);
+    answered.examples[code] = site.errorBody(texts.example, error);
+    for (const type of site.docs.alwaysJson?.has(code) ? [JSON_TYPE] : renders) answered.mediaTypes.add(type);
+    const browserStatus = site.docs.browserStatus?.[code];
+    if (browserStatus !== undefined) {
+      const page = group(browserStatus);
+      page.descriptions.add(description);
+      page.mediaTypes.add('text/html');
+    }
   }
   const responses: Record<string, ResponseObject> = {};
-  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const schema = group.schemas.length === 1 ? group.schemas[0] : { anyOf: group.schemas };
-    const response: ResponseObject = {
-      description: [...new Set(group.codes.map((code) => texts.t(sampleError(code as ErrorCode, viewset, texts.t).messageKey, sampleParams(viewset, texts.t))))].join(' '),
-      content: content(site, schema, group.examples),
-    };
+  for (const [status, { descriptions, schemas, examples, mediaTypes }] of [...groups].sort(([a], [b]) => a - b)) {
+    const schema = schemas.length === 0 ? { type: 'string' } : schemas.length === 1 ? schemas[0] : { anyOf: schemas };
+    const response: ResponseObject = { description: [...descriptions].join(' '), content: content(mediaTypes, schema, examples) };
     if (status === 401) response.headers = { 'WWW-Authenticate': { description: texts.t('headers.www_authenticate'), schema: { type: 'string' } } };
     if (status === 429) response.headers = { 'Retry-After': { description: texts.t('headers.retry_after'), schema: { type: 'integer' } } };
     responses[String(status)] = response;
@@ -136,59 +167,71 @@ function errorResponses(site: Site, errors: readonly ErrorEntry[], viewset: Mode
   return responses;
 }
 
-function successResponse(site: Site, success: DocumentedResponse, example: unknown, t: Translate): ResponseObject {
-  return { description: t(`status.${success.status}`), content: content(site, success.schema, example === undefined ? undefined : { example }) };
-}
-
-function requestBody(schema: JsonSchema, formSchema: JsonSchema): Operation['requestBody'] {
+function requestBody(schema: JsonSchema, formSchema: JsonSchema, required: boolean): Operation['requestBody'] {
   const body: Record<string, MediaType> = {};
-  for (const type of PARSED_MEDIA_TYPES) body[type] = { schema: type === 'application/json' ? schema : formSchema };
-  return { required: true, content: body };
+  for (const type of PARSED_MEDIA_TYPES) body[type] = { schema: type === JSON_TYPE ? schema : formSchema };
+  return { required, content: body };
 }
 
-export interface OperationPlace {
-  site: Site;
-  /** The path as the description writes it. */
-  path: string;
-  tag: string;
+/** `get /api/comments/{pk}` → `get_api_comments_pk`: unique as long as paths differ in more than punctuation. */
+export function operationId(method: string, path: string): string {
+  return [method.toLowerCase(), ...path.split(/[^A-Za-z0-9]+/).filter(Boolean)].join('_');
 }
 
-function operationId(method: string, path: string): string {
-  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return [method.toLowerCase(), ...words].join('_') || method.toLowerCase();
+/** The path's ids, the list's pages, and the `format` that overrides the negotiation. */
+function parameters(place: OperationPlace, described: Described, name: string, t: Translate): Parameter[] {
+  const inPath = [...place.path.matchAll(/\{(\w+)\}/g)].map(([, id = '']): Parameter => ({
+    name: id,
+    in: 'path',
+    required: true,
+    description: t('parameters.id', { name }),
+    schema: { type: 'integer', minimum: 1, maximum: PK_LIMIT },
+  }));
+  const formats = place.site.renderers.map((renderer) => renderer.format);
+  const format: Parameter = { name: 'format', in: 'query', description: t('parameters.format'), schema: { type: 'string', enum: formats } };
+  return [...inPath, ...(described.parameters ?? []), format];
 }
 
-/** The operation of one method of an endpoint (HEAD: its GET without body). */
-export function describeOperation(place: OperationPlace, endpoint: Endpoint, method: Method | 'HEAD', texts: SiteTexts): Operation {
+/** What an endpoint's method does, from its own docs, its viewset, or (OPTIONS without either) the metadata. */
+function describedAction(endpoint: Endpoint, method: AnyMethod, t: Translate): Described {
+  const action = endpoint.methods[method === 'HEAD' ? 'GET' : method];
+  if (action?.docs) return action.docs;
+  if (endpoint.viewset) return viewsetActionDocs(endpoint.viewset, action?.action ?? 'metadata', t);
+  const errors = endpoint.permissions.length > 0 ? AUTHENTICATED : ['throttled' as const];
+  return { summary: 'operations.metadata', success: { status: 200, schema: METADATA }, errors };
+}
+
+/** The operation of one method of an endpoint (HEAD: its GET without bodies). */
+export function describeOperation(place: OperationPlace, endpoint: Endpoint, method: AnyMethod, texts: SiteTexts): Operation {
   const { site } = place;
   const { t } = texts;
-  const action: EndpointAction | undefined = endpoint.methods[method === 'HEAD' ? 'GET' : method];
   const { viewset } = endpoint;
-  const docs: ActionDocs & { parameters?: Parameter[] } =
-    action?.docs ?? (viewset ? viewsetActionDocs(viewset, action?.action ?? 'metadata', t) : { summary: 'operations.metadata', success: { status: 200, schema: METADATA } });
+  const described = describedAction(endpoint, method, t);
   const name = viewset ? resourceLabel(t, viewset.resource) : '';
   const operation: Operation = {
     operationId: operationId(method, place.path),
-    summary: t(docs.summary, { name }),
+    summary: t(described.summary, { name }),
     tags: [place.tag],
+    parameters: parameters(place, described, name, t),
     responses: {},
   };
-  if (method === 'HEAD') operation.description = t('operations.head');
-  const parameters = [...(docs.parameters ?? [])];
-  if (place.path.includes('{pk}')) {
-    parameters.unshift({ name: 'pk', in: 'path', required: true, description: t('parameters.pk', { name }), schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } });
+  const head = method === 'HEAD';
+  if (head) operation.description = t('operations.head');
+  if (described.requestBody && !head) {
+    const partial = method === 'PATCH';
+    const form = viewset ? inputSchema(viewset.serializer, { partial, form: true }) : described.requestBody;
+    // An empty PATCH changes nothing but the update time, and is valid.
+    operation.requestBody = requestBody(described.requestBody, form, !partial);
   }
-  if (parameters.length > 0) operation.parameters = parameters;
-  if (docs.requestBody && method !== 'HEAD') {
-    const form = viewset ? inputSchema(viewset.serializer, { partial: method === 'PATCH', form: true }) : docs.requestBody;
-    operation.requestBody = requestBody(docs.requestBody, form);
+  const { success } = described;
+  const renders = new Set(site.renderers.map((renderer) => renderer.mediaType));
+  operation.responses[String(success.status)] = {
+    description: t(`status.${success.status}`),
+    content: head ? undefined : content(renders, success.schema),
+  };
+  for (const [status, response] of Object.entries(errorResponses(site, described.errors ?? [], viewset, texts))) {
+    operation.responses[status] = head ? { ...response, content: undefined } : response;
   }
-  const success = method === 'HEAD' ? { status: docs.success.status } : docs.success;
-  operation.responses[String(success.status)] = successResponse(site, success, undefined, t);
-  const errors = errorResponses(site, docs.errors ?? [], viewset, texts);
-  for (const [status, response] of Object.entries(errors)) {
-    operation.responses[status] = method === 'HEAD' ? { ...response, content: undefined } : response;
-  }
-  if (endpoint.permissions.length > 0) operation.security = site.authenticators.map(({ described }) => ({ [described.name]: [] }));
+  if (endpoint.permissions.length > 0) operation.security = site.authenticators.map(({ described: scheme }) => ({ [scheme.name]: [] }));
   return operation;
 }

@@ -43,6 +43,8 @@ export interface Parameter {
 export interface MediaType {
   schema: JsonSchema;
   example?: unknown;
+  /** Several examples, by name (here: by error code). */
+  examples?: Record<string, { value: unknown }>;
 }
 
 export interface ResponseObject {
@@ -90,9 +92,12 @@ export interface ActionDocs {
   /** The body fields it reads, for forms and JSON alike. */
   requestBody?: JsonSchema;
   success: DocumentedResponse;
-  /** Errors it may answer, by catalogue code; `schema` when the site shapes that one apart. */
-  errors?: readonly (ErrorCode | { code: ErrorCode; schema: JsonSchema })[];
+  /** Errors it may answer. */
+  errors?: readonly ErrorEntry[];
 }
+
+/** An error an action may answer, by catalogue code; `schema` when the site shapes that one apart. */
+export type ErrorEntry = ErrorCode | { code: ErrorCode; schema: JsonSchema };
 
 /** A route outside the sites (health checks, this description): GET and HEAD, no credentials. */
 export interface PlainRouteDocs {

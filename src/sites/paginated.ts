@@ -3,7 +3,7 @@ import { basicPasswordCheck } from '../auth/credential-cache.js';
 import { BasicAuthentication, SessionAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
 import { requestUrl } from '../context.js';
-import { fieldErrorMessages, ValidationError, type ApiError } from '../errors.js';
+import { fieldErrorMessages, ValidationError, type ApiError, type ErrorCode } from '../errors.js';
 import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
@@ -31,14 +31,16 @@ function errorBody(t: Translate, error: ApiError): Record<string, unknown> {
   return error instanceof ValidationError ? validationBody(t, error) : { detail: t(error.messageKey, error.params) };
 }
 
+const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$';
 const LINK: JsonSchema = { type: ['string', 'null'], format: 'uri' };
+const BROWSER_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = { not_authenticated: 403 };
 
 /** The schema twins of the paginated site's bodies. */
 function paginatedDocs(formatTimestamp: (date: Date) => string): SiteDocs {
   return {
     trailingSlash: true,
     // In the configured time zone, without offset: not an RFC 3339 date-time.
-    timestamp: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', example: formatTimestamp(EXAMPLE_TIME) },
+    timestamp: { type: 'string', pattern: TIMESTAMP, example: formatTimestamp(EXAMPLE_TIME) },
     item: (_exposure, item) => item,
     list: (_exposure, item, paginated) => {
       const results: JsonSchema = { type: 'array', items: item };
@@ -64,6 +66,7 @@ function paginatedDocs(formatTimestamp: (date: Date) => string): SiteDocs {
       additionalProperties: false,
       minProperties: 1,
     }),
+    browserStatus: BROWSER_STATUS,
   };
 }
 
@@ -92,20 +95,16 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
     listBody: (_ctx, _exposure, items, page) =>
       page ? { count: page.count, next: page.next, previous: page.previous, results: items } : items,
     currentBody: (_ctx, _exposure, item, included) => ({ ...item, ...included }),
-    destroyed: { status: 204 },
+    destroyed: Object.freeze({ status: 204 }),
     errorStatus,
     errorBody,
     errorResponse(ctx, error: ApiError): SiteResponse {
-      if (error instanceof ValidationError) {
-        return { status: 400, data: validationBody(ctx.t, error) };
-      }
       const headers = { ...error.headers };
       let status = errorStatus(error);
-      if (status === 401) {
-        // A browser asking for the page gets 403, so that it shows no password pop-up.
-        if (error.code === 'not_authenticated' && ctx.renderer === htmlRenderer) status = 403;
-        else headers['WWW-Authenticate'] = basic.challenge;
-      }
+      // A browser asking for the page gets 403 for missing credentials, so that it shows no password pop-up.
+      const browser = BROWSER_STATUS[error.code];
+      if (browser !== undefined && ctx.renderer === htmlRenderer) status = browser;
+      else if (status === 401) headers['WWW-Authenticate'] = basic.challenge;
       return { status, headers, data: errorBody(ctx.t, error) };
     },
     docs: paginatedDocs(formatTimestamp),
@@ -123,7 +122,7 @@ function rootEndpoint(listPaths: readonly string[]): Endpoint {
         docs: {
           summary: 'operations.root',
           success: { status: 200, schema: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } } },
-          errors: ['not_authenticated', 'throttled'],
+          errors: ['not_authenticated', 'throttled', 'invalid_host'],
         },
         run: async (ctx) => {
           const base = requestUrl(ctx.req);

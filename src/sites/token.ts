@@ -7,10 +7,10 @@ import { csrfToken } from '../auth/csrf.js';
 import { endSession, shortenAnonymousSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { queryValue } from '../context.js';
-import { ApiError, fieldErrorMessages, ValidationError } from '../errors.js';
+import { ApiError, fieldErrorMessages, ValidationError, type ErrorCode } from '../errors.js';
 import { requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
-import type { ResourceRegistry } from '../registry.js';
+import { userModelOf, type ResourceRegistry } from '../registry.js';
 import { errorPageRenderer, htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import { Serializer } from '../serializers.js';
@@ -68,34 +68,55 @@ function validationBody(t: Translate, error: ValidationError): Record<string, un
 }
 
 const MESSAGE: JsonSchema = { type: 'string' };
+const MESSAGES: JsonSchema = { type: 'array', items: MESSAGE, minItems: 1 };
+const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$';
+/** Laravel answers these in JSON whatever the client asked for. */
+const ALWAYS_JSON: ReadonlySet<ErrorCode> = new Set(['validation_failed', 'login_failed']);
 
 /** The schema twins of the token site's bodies. */
 const tokenDocs: SiteDocs = {
   trailingSlash: false,
-  timestamp: { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$', example: utcTimestamp(EXAMPLE_TIME) },
+  timestamp: { type: 'string', format: 'date-time', pattern: TIMESTAMP, example: utcTimestamp(EXAMPLE_TIME) },
   item: (exposure, item) => wrapped(exposure.wrap?.item ?? DEFAULT_WRAP, item),
   list: (exposure, item) => wrapped(exposure.wrap?.list ?? DEFAULT_WRAP, { type: 'array', items: item }),
+  // The related lists both inside the user and beside it, as currentBody writes them.
   current(exposure, item, included) {
     const lists = Object.fromEntries(Object.entries(included).map(([name, schema]) => [name, { type: 'array', items: schema }]));
     const properties = { ...item.properties, ...lists };
-    const user: JsonSchema = { ...item, properties, required: Object.keys(properties) };
-    return { type: 'object', properties: { [exposure.wrap?.item ?? DEFAULT_WRAP]: user, ...lists }, required: [exposure.wrap?.item ?? DEFAULT_WRAP, ...Object.keys(lists)] };
+    const key = exposure.wrap?.item ?? DEFAULT_WRAP;
+    return {
+      type: 'object',
+      properties: { [key]: { ...item, properties, required: Object.keys(properties) }, ...lists },
+      required: [key, ...Object.keys(lists)],
+      additionalProperties: false,
+    };
   },
-  error: { type: 'object', properties: { message: MESSAGE }, required: ['message'] },
+  // `exception` and `trace` (and the cause's message) only with DEBUG on.
+  error: {
+    type: 'object',
+    properties: { message: MESSAGE, exception: MESSAGE, trace: { type: 'array', items: MESSAGE } },
+    required: ['message'],
+    additionalProperties: false,
+  },
   validation: (fields) => ({
     type: 'object',
     properties: {
       message: MESSAGE,
       errors: {
         type: 'object',
-        properties: Object.fromEntries([...fields, 'non_field_errors'].map((field) => [field, { type: 'array', items: MESSAGE, minItems: 1 }])),
+        properties: Object.fromEntries([...fields, 'non_field_errors'].map((field) => [field, MESSAGES])),
         additionalProperties: false,
       },
     },
     required: ['message', 'errors'],
+    additionalProperties: false,
   }),
   destroyed: { type: 'array', maxItems: 0 },
+  alwaysJson: ALWAYS_JSON,
 };
+
+/** A login failure's body: its message in a list, as the original answered. */
+const LOGIN_FAILED: JsonSchema = { type: 'object', properties: { message: MESSAGES }, required: ['message'], additionalProperties: false };
 
 function errorStatus(error: ApiError): number {
   return error instanceof ValidationError ? 422 : error.status;
@@ -138,14 +159,13 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
       [exposure.wrap?.item ?? DEFAULT_WRAP]: { ...item, ...included },
       ...included,
     }),
-    destroyed: { status: 200, data: [] },
+    destroyed: Object.freeze({ status: 200, data: Object.freeze([]) }),
     errorStatus,
     errorBody,
     errorResponse(ctx, error): SiteResponse {
       const status = errorStatus(error);
       const data = errorBody(ctx.t, error);
-      // Login failures and validation errors are always JSON, as Laravel's.
-      if (error instanceof ValidationError || error.code === 'login_failed') return { status, data, renderer: jsonRenderer };
+      if (ALWAYS_JSON.has(error.code)) return { status, data, renderer: jsonRenderer };
       const headers = { ...error.headers };
       if (status === 401) headers['WWW-Authenticate'] = bearer.challenge;
       if (config.debug) Object.assign(data, debugDetails(error));
@@ -164,13 +184,6 @@ export interface TokenRouteServices {
   loginThrottle: LoginThrottle;
   bodyLimit: number;
 }
-
-/** A login failure's body: its message in a list, as the original answered. */
-const LOGIN_FAILED: JsonSchema = {
-  type: 'object',
-  properties: { message: { type: 'array', items: MESSAGE, minItems: 1 } },
-  required: ['message'],
-};
 
 /** Malformed or unsupported bodies: to the login they are missing credentials, as to Laravel. */
 const UNREADABLE_BODY: ReadonlySet<string> = new Set(['parse_error_json', 'parse_error_form', 'unsupported_media_type']);
@@ -199,11 +212,12 @@ function loginEndpoint(site: Site, { registry, accounts, tokens, loginThrottle, 
   const users = registry.users();
   const fields = users.declaration.sites?.[site.name]?.fields ?? ['id'];
   const userSerializer = new Serializer(users, { fields, formatTimestamp: site.formatTimestamp, readOnly: true });
+  const email = users.declaration.fields[userModelOf(users).emailField];
   const docs: ActionDocs = {
     summary: 'operations.login',
     requestBody: {
       type: 'object',
-      properties: { email: { type: 'string', format: 'email', example: 'alice@example.com' }, password: { type: 'string', format: 'password' } },
+      properties: { email: { type: 'string', format: 'idn-email', example: email?.example }, password: { type: 'string', format: 'password' } },
       required: ['email', 'password'],
     },
     success: {
@@ -215,7 +229,8 @@ function loginEndpoint(site: Site, { registry, accounts, tokens, loginThrottle, 
         additionalProperties: false,
       },
     },
-    errors: [{ code: 'login_failed', schema: LOGIN_FAILED }, 'throttled'],
+    // A browser session's cookie is checked first, CSRF token included.
+    errors: [{ code: 'login_failed', schema: LOGIN_FAILED }, 'payload_too_large', 'csrf_failed', 'throttled'],
   };
   return {
     name: (ctx) => ctx.t('views.login'),

@@ -5,7 +5,7 @@ import type { AuthUser } from '../../src/auth/accounts.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createTestDatabase } from './database.js';
-import { recordingHandler, type RecordedResponse } from './contract.js';
+import { contractProblems, recordingHandler, type RecordedResponse } from './contract.js';
 
 /** Fast hashes: the iteration count is part of the stored hash, so verification is unchanged. */
 export const TEST_ITERATIONS = 1000;
@@ -23,17 +23,14 @@ export interface UserSpec {
   active?: boolean;
 }
 
-/** What a test may change in the app it gets: other declarations and migrations, and a record of its answers. */
-export interface TestAppOptions extends Pick<ServiceOptions, 'declarations' | 'migrationDirs'> {
-  /** Keep every answer the app gives (see `responses`), for the contract check. */
-  record?: boolean;
-}
+/** What a test may change in the app it gets: other declarations and migrations. */
+export type TestAppOptions = Pick<ServiceOptions, 'declarations' | 'migrationDirs'>;
 
 export interface TestApp {
   app: App;
   services: Services;
   http: ReturnType<typeof request>;
-  /** Every answer given through `http`, when the app was made with `record`. */
+  /** Every answer given through `http`, for the contract check. */
   responses: RecordedResponse[];
   createUser(username: string, spec?: UserSpec): Promise<AuthUser>;
   close(): Promise<void>;
@@ -42,14 +39,13 @@ export interface TestApp {
 /** A fresh app over its own database (in-memory SQLite, or PostgreSQL under test:pg), migrated. */
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const { record = false, ...serviceOptions } = options;
-  const services = await createServices(testConfig({ DATABASE_URL: database.url, ...env }), serviceOptions);
+  const services = await createServices(testConfig({ DATABASE_URL: database.url, ...env }), options);
   const app = createApp(services);
   const responses: RecordedResponse[] = [];
   return {
     app,
     services,
-    http: request(record ? recordingHandler(app, responses) : app),
+    http: request(recordingHandler(app, responses)),
     responses,
     async createUser(username, spec = {}) {
       const user = await services.accounts.create({
@@ -86,7 +82,13 @@ export function useTestApp(
     current = await createTestApp(env, options);
     await setup(current);
   });
-  afterAll(() => current?.close());
+  afterAll(async () => {
+    if (!current) return;
+    // Every answer the block's tests got must be one the API description documents.
+    const problems = await describedAnswerProblems(current);
+    await current.close();
+    if (problems.length > 0) throw new Error(`answers the OpenAPI description does not document:\n${problems.join('\n')}`);
+  });
   const app = (): TestApp => {
     if (!current) throw new Error('the test app is used outside its describe block');
     return current;
@@ -107,6 +109,13 @@ export function useTestApp(
     createUser: (username, spec) => app().createUser(username, spec),
     close: () => app().close(),
   };
+}
+
+/** What in the answers `t` gave the API description it serves does not document (see contractProblems). */
+export async function describedAnswerProblems(t: Pick<TestApp, 'app' | 'responses'>): Promise<string[]> {
+  if (t.responses.length === 0) return [];
+  const description = (await request(t.app).get('/openapi.json')).body as Parameters<typeof contractProblems>[0];
+  return contractProblems(description, t.responses);
 }
 
 /** `[username, password]` for supertest's `.auth()`, matching createUser's default password. */
