@@ -41,6 +41,22 @@ export function describedRoutes(mounts: readonly SiteMount[]): DescriptionSource
   return { mounts, plainRoutes: [...HEALTH_DOCS, OPENAPI_DOCS] };
 }
 
+const STATIC_PATH = '/static';
+
+/**
+ * The root site answers last: a resource of its own under a path the app
+ * serves first (`/docs`, `/api`, …) would never be reached, so the app
+ * refuses to start with one.
+ */
+function assertRootReachable(root: SiteMount, mounts: readonly SiteMount[], plainRoutes: readonly { path: string }[]): void {
+  const taken = new Set([ADMIN_PATH, STATIC_PATH, BROWSER_LOGIN_PATH, DOCS_PATH, ...plainRoutes.map(({ path }) => path)]);
+  for (const mount of mounts) if (mount !== root) taken.add(mount.path);
+  for (const { path } of root.routes) {
+    const first = `/${path.split('/')[1] ?? ''}`;
+    if (first !== '/' && taken.has(first)) throw new Error(`the root site's ${path} is hidden by ${first}, which the app serves first`);
+  }
+}
+
 /** The HTTP application: every site over the same resources and database. */
 export function createApp(services: Services): App {
   const { config, accounts, registry, logger, sessions, throttles } = services;
@@ -57,17 +73,19 @@ export function createApp(services: Services): App {
   app.use(productHeaders());
   app.use(healthRoutes(services.sequelize, logger));
   // The browsable page's script and nothing else: every page works without any external request.
-  app.use('/static', express.static(staticDir, { index: false, maxAge: '1h' }));
+  app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts);
   // The browser session on every site; the API sites load it only for requests that bring its cookie.
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);
 
   const mounts = siteMounts(services);
-  app.use(openApiRouter(describedRoutes(mounts)));
-  app.use(DOCS_PATH, docsRouter());
+  const described = describedRoutes(mounts);
   const root = mounts.find((mount) => mount.path === '/');
   if (!root) throw new Error('no site at the root');
+  assertRootReachable(root, mounts, described.plainRoutes);
+  app.use(openApiRouter(described));
+  app.use(DOCS_PATH, docsRouter());
   for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
   const [firstList] = registry.exposedOn(root.site.name);
   app.use(
