@@ -4,7 +4,7 @@ import type { SiteMount } from '../site.js';
 import { translator, type Language, type Translate } from '../i18n.js';
 import { projectRoot } from '../paths.js';
 import { allowedMethods } from '../router.js';
-import { describeOperation } from './operations.js';
+import { describeOperation, operationId } from './operations.js';
 import type { OpenApiDocument, Operation, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
 
 /** What the description is made from: the sites' routes as the app mounts them, and the routes beside them. */
@@ -29,10 +29,10 @@ function plainOperations(route: PlainRouteDocs, t: Translate, tag: string): Path
   for (const { status, schema } of route.responses) {
     responses[String(status)] = { description: t(`status.${status}`), ...(schema ? { content: { 'application/json': { schema } } } : {}) };
   }
-  const id = route.path.split(/[^A-Za-z0-9]+/).filter(Boolean).join('_');
-  const get: Operation = { operationId: `get_${id}`, summary: t(route.summary), tags: [tag], responses };
+  const get: Operation = { operationId: operationId('GET', route.path), summary: t(route.summary), tags: [tag], responses };
   const headResponses = Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, { description: response.description }]));
-  return { get, head: { ...get, operationId: `head_${id}`, description: t('operations.head'), responses: headResponses } };
+  const head = { ...get, operationId: operationId('HEAD', route.path), description: t('operations.head'), responses: headResponses };
+  return { get, head };
 }
 
 /**

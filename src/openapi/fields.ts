@@ -80,7 +80,7 @@ export function representationSchema(serializer: Serializer, timestamp: JsonSche
   };
 }
 
-function inputFieldSchema(shown: Extract<ShownField, { kind: 'column' }>, form: boolean): JsonSchema {
+function inputFieldSchema(shown: WritableShown, form: boolean): JsonSchema {
   const { field, writable } = shown;
   let schema: JsonSchema;
   if (field.kind === 'boolean') {
@@ -98,13 +98,20 @@ function inputFieldSchema(shown: Extract<ShownField, { kind: 'column' }>, form: 
   return example === undefined ? described : { ...described, example };
 }
 
+type WritableShown = Extract<ShownField, { kind: 'column' }>;
+
+/** The fields a write accepts, in order. */
+function writableShown(serializer: Serializer): WritableShown[] {
+  return serializer.shownFields().flatMap((shown) => (shown.kind === 'column' && shown.writable ? [shown] : []));
+}
+
 /**
  * What `validate` accepts: the writable fields with their limits (code points,
  * as JSON Schema counts them), all required ones unless `partial` (PATCH).
  * Forms carry text only, so a form's booleans are their spellings.
  */
 export function inputSchema(serializer: Serializer, { partial, form }: { partial: boolean; form: boolean }): JsonSchema {
-  const writable = serializer.shownFields().flatMap((shown) => (shown.kind === 'column' && shown.writable ? [shown] : []));
+  const writable = writableShown(serializer);
   const required = partial ? [] : writable.filter((shown) => shown.writable?.required).map((shown) => shown.name);
   return {
     type: 'object',
@@ -115,5 +122,21 @@ export function inputSchema(serializer: Serializer, { partial, form }: { partial
 
 /** The writable fields' names: those a validation error may name. */
 export function writableFields(serializer: Serializer): string[] {
-  return serializer.shownFields().flatMap((shown) => (shown.kind === 'column' && shown.writable ? [shown.name] : []));
+  return writableShown(serializer).map((shown) => shown.name);
+}
+
+/**
+ * A validation error's messages by field, as both sites write them: the
+ * fields a write accepts, and `non_field_errors` for a body that is no object.
+ */
+export function fieldMessagesSchema(fields: readonly string[]): Record<string, JsonSchema> {
+  const messages: JsonSchema = { type: 'array', items: { type: 'string' }, minItems: 1 };
+  return Object.fromEntries([...fields, 'non_field_errors'].map((field) => [field, messages]));
+}
+
+/** The related lists the `current` action shows, by name, and the row with them inside it. */
+export function withRelatedLists(item: JsonSchema, included: Record<string, JsonSchema>): { lists: Record<string, JsonSchema>; row: JsonSchema } {
+  const lists = Object.fromEntries(Object.entries(included).map(([name, schema]): [string, JsonSchema] => [name, { type: 'array', items: schema }]));
+  const properties = { ...item.properties, ...lists };
+  return { lists, row: { ...item, properties, required: Object.keys(properties) } };
 }

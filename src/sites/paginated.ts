@@ -11,6 +11,7 @@ import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import type { Site, SiteDocs, SiteResponse } from '../site.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema } from '../openapi/types.js';
+import { fieldMessagesSchema, withRelatedLists } from '../openapi/fields.js';
 import type { Throttles } from '../throttling.js';
 import { EXAMPLE_TIME, zonedTimestampFormatter } from '../timestamps.js';
 
@@ -52,20 +53,9 @@ function paginatedDocs(formatTimestamp: (date: Date) => string): SiteDocs {
         additionalProperties: false,
       };
     },
-    current: (_exposure, item, included) => {
-      const lists = Object.fromEntries(Object.entries(included).map(([name, schema]) => [name, { type: 'array', items: schema }]));
-      const properties = { ...item.properties, ...lists };
-      return { ...item, properties, required: Object.keys(properties) };
-    },
+    current: (_exposure, item, included) => withRelatedLists(item, included).row,
     error: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false },
-    validation: (fields) => ({
-      type: 'object',
-      properties: Object.fromEntries(
-        [...fields, 'non_field_errors'].map((field) => [field, { type: 'array', items: { type: 'string' }, minItems: 1 }]),
-      ),
-      additionalProperties: false,
-      minProperties: 1,
-    }),
+    validation: (fields) => ({ type: 'object', properties: fieldMessagesSchema(fields), additionalProperties: false, minProperties: 1 }),
     browserStatus: BROWSER_STATUS,
   };
 }

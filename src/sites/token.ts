@@ -17,7 +17,7 @@ import { Serializer } from '../serializers.js';
 import type { Site, SiteDocs, SiteResponse } from '../site.js';
 import type { Translate } from '../i18n.js';
 import type { ActionDocs, JsonSchema } from '../openapi/types.js';
-import { representationSchema } from '../openapi/fields.js';
+import { fieldMessagesSchema, representationSchema, withRelatedLists } from '../openapi/fields.js';
 import type { LoginThrottle, Throttles } from '../throttling.js';
 import { EXAMPLE_TIME, utcTimestamp } from '../timestamps.js';
 
@@ -81,15 +81,9 @@ const tokenDocs: SiteDocs = {
   list: (exposure, item) => wrapped(exposure.wrap?.list ?? DEFAULT_WRAP, { type: 'array', items: item }),
   // The related lists both inside the user and beside it, as currentBody writes them.
   current(exposure, item, included) {
-    const lists = Object.fromEntries(Object.entries(included).map(([name, schema]) => [name, { type: 'array', items: schema }]));
-    const properties = { ...item.properties, ...lists };
+    const { lists, row } = withRelatedLists(item, included);
     const key = exposure.wrap?.item ?? DEFAULT_WRAP;
-    return {
-      type: 'object',
-      properties: { [key]: { ...item, properties, required: Object.keys(properties) }, ...lists },
-      required: [key, ...Object.keys(lists)],
-      additionalProperties: false,
-    };
+    return { type: 'object', properties: { [key]: row, ...lists }, required: [key, ...Object.keys(lists)], additionalProperties: false };
   },
   // `exception` and `trace` (and the cause's message) only with DEBUG on.
   error: {
@@ -104,7 +98,7 @@ const tokenDocs: SiteDocs = {
       message: MESSAGE,
       errors: {
         type: 'object',
-        properties: Object.fromEntries([...fields, 'non_field_errors'].map((field) => [field, MESSAGES])),
+        properties: fieldMessagesSchema(fields),
         additionalProperties: false,
       },
     },

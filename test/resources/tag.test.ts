@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { QueryTypes } from 'sequelize';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
 import { adminAgent, submit, type Agent } from '../helpers/admin.js';
+import { schemaValidator } from '../helpers/contract.js';
 import { loadDeclarations } from '../../src/registry.js';
 import { localesDir, migrationsDir, projectRoot } from '../../src/paths.js';
 
@@ -67,7 +67,7 @@ function dig(value: unknown, ...keys: string[]): JsonObject {
 
 /** An answer's body checked against the schema the description gives it: the errors, none when it matches. */
 function schemaErrors(schema: JsonObject, body: unknown): unknown[] {
-  const validate = new Ajv2020({ strict: false, validateFormats: false, allErrors: true }).compile(schema);
+  const validate = schemaValidator().compile(schema);
   return validate(body) ? [] : [...(validate.errors ?? [])];
 }
 
