@@ -3,13 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { chromium, request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
+import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
+import { launchChromium } from '../helpers/browser.js';
 import { spawnServer, waitForUrl } from '../helpers/server.js';
 
 // A staff member's visit to the admin of a fresh `npm start`, with a superuser made by `manage createsuperuser`.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MANAGE = path.join(projectRoot, 'dist/src/cli/manage.js');
 
 describe('a staff member in the admin', () => {
@@ -35,11 +35,7 @@ describe('a staff member in the admin', () => {
     // The admin answers as soon as the server does: its bundle was built by `npm run build`.
     expect((await api.get('admin/login')).status()).toBe(200);
     execFileSync(process.execPath, [MANAGE, 'createsuperuser', '--username', 'chief', '--email', 'chief@example.com', '--password', 'chief-admin-pass'], { env });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());

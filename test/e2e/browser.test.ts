@@ -3,18 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { chromium, request, type Browser, type Page } from 'playwright-core';
+import { request, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
-import { spawnServer, waitForUrl } from '../helpers/server.js';
+import { launchChromium, startDemoServer } from '../helpers/browser.js';
 
 // A person's visit to a fresh `npm start` (demo data loaded), in Debian's chromium.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-async function startServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' });
-  return { child, url: await waitForUrl(child, 20_000) };
-}
 
 describe('a person in a browser', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-browser-'));
@@ -35,13 +29,8 @@ describe('a person in a browser', () => {
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    ({ child, url } = await startServer(path.join(dir, 'db.sqlite3')));
-    // Headless, with a fresh profile of playwright's own; nothing that would reach the network by itself.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    ({ child, url } = await startDemoServer(path.join(dir, 'db.sqlite3')));
+    browser = await launchChromium();
     page = await browser.newPage({ locale: 'en-US' });
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());

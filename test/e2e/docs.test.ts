@@ -3,13 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { chromium, request, type Browser, type Locator, type Page } from 'playwright-core';
+import { request, type Browser, type Locator, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
-import { spawnServer, waitForUrl } from '../helpers/server.js';
+import { launchChromium, startDemoServer } from '../helpers/browser.js';
 
 // A developer reading /docs on a fresh `npm start` (demo data loaded), and trying the API from it, in Debian's chromium.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ALICE = { username: 'alice', email: 'alice@example.com', password: 'alice-demo-pass' };
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -27,11 +26,6 @@ interface WatchedPage {
   refusedByPolicy: string[];
   /** Uncaught errors of the page's scripts. */
   errors: string[];
-}
-
-async function startServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' });
-  return { child, url: await waitForUrl(child, 20_000) };
 }
 
 describe('the API documentation in a browser', () => {
@@ -109,16 +103,11 @@ describe('the API documentation in a browser', () => {
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    ({ child, url } = await startServer(path.join(dir, 'db.sqlite3')));
+    ({ child, url } = await startDemoServer(path.join(dir, 'db.sqlite3')));
     const api = await request.newContext();
     description = (await (await api.get(at('/openapi.json'))).json()) as Description;
     await api.dispose();
-    // Headless, with a fresh profile of playwright's own; nothing that would reach the network by itself.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     visit = await newVisit();
   });
 

@@ -1,0 +1,20 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chromium, type Browser } from 'playwright-core';
+import { spawnServer, waitForUrl } from './server.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Debian's chromium, headless, with a fresh profile of playwright's own; nothing that would reach the network by itself. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** The built server as `npm start` runs it (demo data loaded) on a database file of its own, at any free port. */
+export async function startDemoServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' });
+  return { child, url: await waitForUrl(child, 20_000) };
+}
