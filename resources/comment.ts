@@ -20,6 +20,19 @@ export default defineResource({
   },
   ownerField: 'user_id',
   permissions: [isAuthenticated, isOwnerOrStaff],
+  // What clients may ask of comment lists, on both sites, each in its own dialect.
+  query: {
+    filters: {
+      user_id: ['exact', 'in', 'isnull'],
+      title: ['exact', 'icontains', 'in'],
+      created_at: ['gt', 'gte', 'lt', 'lte'],
+      updated_at: ['gt', 'gte', 'lt', 'lte'],
+    },
+    search: ['title', 'body'],
+    orderingFields: ['id', 'title', 'created_at', 'updated_at'],
+    sparseFields: true,
+    expand: ['owner'],
+  },
   admin: {
     list: ['id', 'title', 'body', 'user_id', 'updated_at'],
     filters: ['title', 'body', 'user_id', 'created_at', 'updated_at'],
@@ -35,6 +48,8 @@ export default defineResource({
         ['updated_at', 'DESC'],
         ['id', 'DESC'],
       ],
+      // Page numbers stay the default; `limit`/`offset` and `cursor` are there for clients that name them.
+      pagination: { styles: ['limitOffset', 'cursor'] },
     },
     token: {
       path: 'comments',
@@ -44,6 +59,8 @@ export default defineResource({
       retrieveFields: ['id', 'title', 'body', 'updated_at', 'owner'],
       ordering: [['id', 'ASC']],
       wrap: { item: 'comment', list: 'comments' },
+      // The whole list stays the default; `page`/`per_page` and `cursor` page it.
+      pagination: { styles: ['page', 'cursor'] },
     },
   },
 });

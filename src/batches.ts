@@ -1,5 +1,5 @@
 import { Op, type WhereOptions } from 'sequelize';
-import type { OrderedQuery } from './pagination.js';
+import type { OrderedQuery } from './pagination/types.js';
 import type { RowModel } from './registry.js';
 import type { FieldDeclaration } from './resource.js';
 

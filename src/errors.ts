@@ -17,6 +17,12 @@ export const ERRORS = {
   not_found: { status: 404, key: 'errors.not_found' },
   record_not_found: { status: 404, key: 'errors.record_not_found' },
   invalid_page: { status: 404, key: 'errors.invalid_page' },
+  invalid_cursor: { status: 404, key: 'errors.invalid_cursor' },
+  // spatie/laravel-query-builder's InvalidQuery exceptions: a name the list does not allow.
+  invalid_filter_query: { status: 400, key: 'errors.invalid_filter_query' },
+  invalid_sort_query: { status: 400, key: 'errors.invalid_sort_query' },
+  invalid_field_query: { status: 400, key: 'errors.invalid_field_query' },
+  invalid_include_query: { status: 400, key: 'errors.invalid_include_query' },
   method_not_allowed: { status: 405, key: 'errors.method_not_allowed' },
   invalid_host: { status: 400, key: 'errors.invalid_host' },
   parse_error_json: { status: 400, key: 'errors.parse_error_json' },
@@ -45,6 +51,12 @@ export const FIELD_ERRORS = {
   invalid_username: 'validation.invalid_username',
   unique: 'validation.unique',
   invalid_data: 'validation.invalid_data',
+  // A list filter's value, as Django's form fields word it.
+  enter_number: 'validation.enter_number',
+  enter_whole_number: 'validation.enter_whole_number',
+  enter_datetime: 'validation.enter_datetime',
+  too_many_values: 'validation.too_many_values',
+  operator_not_allowed: 'validation.operator_not_allowed',
 } as const satisfies Record<string, string>;
 
 export type FieldErrorCode = keyof typeof FIELD_ERRORS;

@@ -119,9 +119,9 @@ export async function loadDeclarations(dir: string = resourcesDir): Promise<Reso
     .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
     .map((entry) => path.join(dir, entry.name))
     .sort();
-  const modules = await Promise.all(
-    files.map(async (file) => (await import(pathToFileURL(file).href)) as { default?: ResourceDeclaration }),
-  );
+  // One after the other: Jest's ESM loader fails on simultaneous imports that share a module being linked.
+  const modules: { default?: ResourceDeclaration }[] = [];
+  for (const file of files) modules.push((await import(pathToFileURL(file).href)) as { default?: ResourceDeclaration });
   return modules.flatMap((module, index) => {
     if (!module.default?.fields) throw new Error(`${files[index]} has no default export made by defineResource()`);
     return [module.default];

@@ -7,6 +7,7 @@ import { csrfToken } from './auth/csrf.js';
 import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
 import type { RequestContext } from './context.js';
 import type { FieldDescription } from './serializers.js';
+import type { QueryForm } from './querying/dialect.js';
 import { templatesDir } from './paths.js';
 import { ItemStream, type SiteResponse } from './site.js';
 
@@ -23,6 +24,8 @@ export interface ViewInfo {
   name: string;
   allow?: string;
   form?: BrowsableForm;
+  /** A list's "Filters": its filter and search inputs, and links that order it. */
+  query?: QueryForm;
 }
 
 /** An input of a form: its description, and the value the row has now (edit forms). */
@@ -93,11 +96,13 @@ function breadcrumbs(ctx: RequestContext, name: string): { href: string; label: 
   return crumbs;
 }
 
-/** The links of a paginated list body. */
+/** The links of a paginated list body: Django REST Framework's `previous`/`next`, or Laravel's `links.prev`/`links.next`. */
 function pageLinks(data: unknown): { previous?: string; next?: string } {
   if (typeof data !== 'object' || data === null) return {};
-  const { previous, next } = data as { previous?: unknown; next?: unknown };
-  return { previous: typeof previous === 'string' ? previous : undefined, next: typeof next === 'string' ? next : undefined };
+  const { previous, next, links } = data as { previous?: unknown; next?: unknown; links?: { prev?: unknown; next?: unknown } };
+  const laravel = typeof links === 'object' && links !== null ? links : undefined;
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  return { previous: text(previous) ?? text(laravel?.prev), next: text(next) ?? text(laravel?.next) };
 }
 
 export interface Renderer {
@@ -206,6 +211,9 @@ export const htmlRenderer: Renderer = {
       // The headers of the JSON answer this page shows.
       headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary]],
       form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
+      query: view.query,
+      // The form goes back to the list itself, with the query it builds.
+      listPath: ctx.req.originalUrl.split('?')[0],
       canDelete: Boolean(view.form && view.allow?.split(', ').includes('DELETE')),
       canPatch: Boolean(view.form && view.allow?.split(', ').includes('PATCH')),
       // A session's token for the forms; Basic users' browsers resend their credentials instead.

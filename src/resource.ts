@@ -4,6 +4,7 @@
  * Sequelize model, routes, validation, representation, metadata) is derived.
  */
 import type { Permission } from './permissions.js';
+import { assertListQueries } from './querying/declaration.js';
 
 /** The six model actions, and `current`: the authenticated user's own row (the account model only). */
 export type ActionName = 'list' | 'retrieve' | 'create' | 'update' | 'partial_update' | 'destroy' | 'current';
@@ -87,6 +88,47 @@ export interface PageSizes {
   maxPageSize: number;
 }
 
+/**
+ * How a list filter compares a field with the value a client sends, as
+ * django-filter's lookup expressions: `exact` equality, `icontains` a
+ * case-insensitive substring, `in` any of several values, the four ranges
+ * for numbers and times, `isnull` (true or false).
+ */
+export type Lookup = 'exact' | 'icontains' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'isnull';
+
+/**
+ * Django REST Framework's three paginators: page numbers (`page`), `limit` and
+ * `offset`, and opaque cursors that keep their place however long the list.
+ */
+export type PaginationStyle = 'page' | 'limitOffset' | 'cursor';
+
+/** How a list is cut into pages. Each site speaks each style in its own words and shapes. */
+export interface Pagination extends Partial<PageSizes> {
+  /** The style of a list asked with no pagination parameter, or `none`: the whole list. Default: the site's. */
+  default?: PaginationStyle | 'none';
+  /** Further styles a client chooses by naming their parameters (`limit`/`offset`, `cursor`, `page`/`per_page`). */
+  styles?: readonly PaginationStyle[];
+}
+
+/**
+ * What clients may ask of a list, declared once; each site speaks it in its
+ * ecosystem's dialect (django-filter and DRF's filters at the root,
+ * spatie/laravel-query-builder under /api). Only what is named here can be
+ * filtered, searched, ordered, selected or expanded.
+ */
+export interface ListQuery {
+  /** Field → the lookups clients may use on it. */
+  filters?: Readonly<Record<string, readonly Lookup[]>>;
+  /** Text fields a search term is looked for in (every term must be found in one of them). */
+  search?: readonly string[];
+  /** Fields clients may order by (DRF's ordering_fields, spatie's allowedSorts); the exposure's `ordering` stays the default. */
+  orderingFields?: readonly string[];
+  /** Clients may ask for only some of the fields shown (`?fields=`, `fields[<table>]=`). */
+  sparseFields?: boolean;
+  /** References (by their `as` name) a client may ask to be shown with each row (`?expand=`, `include=`). */
+  expand?: readonly string[];
+}
+
 /** Keys a site that wraps its bodies puts one row or a list under (Laravel's JsonResource::$wrap). */
 export interface Wrap {
   item?: string;
@@ -111,8 +153,10 @@ export interface SiteExposure {
   /** Order of lists; default: id ascending. */
   ordering?: Ordering;
   wrap?: Wrap;
-  /** Overrides the site's page sizes. */
-  pagination?: PageSizes;
+  /** Overrides the site's pagination: its default style, the styles clients may choose, the sizes. */
+  pagination?: Pagination;
+  /** What clients may ask of the list on this site; each key replaces the resource's. */
+  query?: ListQuery;
   /** Overrides the resource's permissions on this site. */
   permissions?: readonly Permission[];
 }
@@ -161,6 +205,8 @@ export interface ResourceDeclaration {
   /** The field that names a row for people, e.g. as a comment's owner; default: the user model's display field, else id. */
   displayField?: string;
   permissions?: readonly Permission[];
+  /** What clients may ask of this resource's lists on every site, unless an exposure says otherwise. */
+  query?: ListQuery;
   sites?: Readonly<Record<string, SiteExposure>>;
   admin?: AdminExposure;
 }
@@ -205,6 +251,7 @@ export function defineResource<const T extends ResourceDeclaration>(declaration:
   }
   if (declaration.displayField) assertFields(declaration, [declaration.displayField], 'displayField');
   assertAdmin(declaration);
+  assertListQueries(declaration);
   for (const [site, exposure] of Object.entries(declaration.sites ?? {})) {
     assertFields(declaration, exposure.fields, `sites.${site}.fields`, true);
     assertFields(declaration, exposure.retrieveFields ?? [], `sites.${site}.retrieveFields`, true);

@@ -148,7 +148,9 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     } catch (error) {
       response = errorResponse(ctx, error, logger);
     }
-    await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response) }, logger);
+    const html = ctx.renderer.mediaType === 'text/html';
+    const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
+    await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response), query }, logger);
   };
 }
 

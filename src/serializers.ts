@@ -130,6 +130,16 @@ export class Serializer {
     });
   }
 
+  /** The fields it shows, in order. */
+  get fieldNames(): readonly string[] {
+    return this.options.fields;
+  }
+
+  /** The same serializer showing other fields (the references a request expands, say). */
+  withFields(fields: readonly string[]): Serializer {
+    return new Serializer(this.resource, { ...this.options, fields });
+  }
+
   private field(name: string): FieldDeclaration {
     const field = this.resource.declaration.fields[name];
     if (!field) throw new Error(`${this.resource.declaration.name} has no field ${name}`);

@@ -6,6 +6,7 @@ import { createSessionStore, type SessionStore } from './auth/sessions.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrator.js';
+import { describeMissing, missingQueryIndexes } from './db/query-indexes.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadDeclarations, ResourceRegistry } from './registry.js';
 import { createThrottles, type Throttles } from './throttling.js';
@@ -36,6 +37,18 @@ export interface ServiceOptions {
   logger?: Logger;
 }
 
+/** Django's system checks, for list queries: what a declaration filters, orders or searches by has its index. */
+async function warnOfMissingIndexes(sequelize: Sequelize, registry: ResourceRegistry, logger: Logger): Promise<void> {
+  try {
+    for (const missing of await missingQueryIndexes(sequelize.getQueryInterface(), registry.all().map(({ declaration }) => declaration))) {
+      logger.warn({ table: missing.table, field: missing.field }, describeMissing(missing));
+    }
+  } catch (error) {
+    // A database not migrated yet (the CLI's own `migrate`): its tables come later.
+    logger.debug({ err: error }, 'indexes of list queries not checked');
+  }
+}
+
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const sequelize = openDatabase(config.databaseUrl);
@@ -45,6 +58,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     }
     const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations()));
+    await warnOfMissingIndexes(sequelize, registry, logger);
     const accounts = new Accounts(registry, new PasswordHasher(config.passwordIterations));
     const tokenModel = registry.tokens();
     const tokens = tokenModel

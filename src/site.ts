@@ -4,10 +4,11 @@ import type { ApiError, ErrorCode } from './errors.js';
 import type { Route } from './router.js';
 import type { Language, Translate } from './i18n.js';
 import type { JsonSchema } from './openapi/types.js';
-import type { PageLinks } from './pagination.js';
+import type { SitePagination } from './pagination/types.js';
+import type { QueryDialect } from './querying/dialect.js';
 import type { Renderer } from './renderers.js';
 import type { RequestThrottle } from './throttling.js';
-import type { PageSizes, SiteExposure } from './resource.js';
+import type { SiteExposure } from './resource.js';
 
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
 export interface SiteResponse {
@@ -46,7 +47,8 @@ export interface SiteDocs {
   /** How `formatTimestamp` writes a time. */
   readonly timestamp: JsonSchema;
   item(exposure: SiteExposure, item: JsonSchema): JsonSchema;
-  list(exposure: SiteExposure, item: JsonSchema, paginated: boolean): JsonSchema;
+  /** A whole list; a page's body is its paginator's to describe. */
+  list(exposure: SiteExposure, item: JsonSchema): JsonSchema;
   current(exposure: SiteExposure, item: JsonSchema, included: Record<string, JsonSchema>): JsonSchema;
   /** Every error but validation. */
   readonly error: JsonSchema;
@@ -85,13 +87,16 @@ export interface Site {
   readonly throttle: RequestThrottle | null;
   /** In negotiation order; the first is the default. */
   readonly renderers: readonly Renderer[];
-  /** Page sizes of lists; absent: lists are not paginated. */
-  readonly pageSizes?: PageSizes;
+  /** The paginators the site speaks, and how its lists are paged when an exposure says nothing. */
+  readonly pagination: SitePagination;
+  /** How its clients ask a list for filters, a search, an order, fields and related rows. */
+  readonly querying: QueryDialect;
   /** The `Vary` header of every response: what else than the URL chose its bytes. */
   readonly vary: string;
   formatTimestamp(date: Date): string;
   itemBody(ctx: RequestContext, exposure: SiteExposure, item: Item): unknown;
-  listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[] | ItemStream, page?: PageLinks): unknown;
+  /** A whole list's body (a page's is its paginator's). */
+  listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[] | ItemStream): unknown;
   /** The `current` action's body: the user's row and the related lists the exposure includes. */
   currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[]>): unknown;
   /** The answer to a successful delete. */

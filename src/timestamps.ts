@@ -46,8 +46,53 @@ const TIMESTAMP =
  * milliseconds are dropped; an impossible date gives null.
  */
 export function parseTimestamp(text: string): Date | null {
+  return parseZonedTimestamp(text, 'UTC');
+}
+
+/** Minutes `timeZone` is ahead of UTC at the instant `date`. */
+function offsetAt(timeZone: string, date: Date): number {
+  const parts: Record<string, number> = {};
+  for (const { type, value } of zoneParts(timeZone).formatToParts(date)) parts[type] = Number(value);
+  const wall = Date.UTC(parts.year ?? 0, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
+  return Math.round((wall - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneParts(timeZone: string): Intl.DateTimeFormat {
+  let format = zoneFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/**
+ * As parseTimestamp, but a time written without a zone is a wall-clock time
+ * in `timeZone` (the root site's TIME_ZONE, as Django reads naive input).
+ */
+export function parseZonedTimestamp(text: string, timeZone: string): Date | null {
   const match = TIMESTAMP.exec(text.trim());
   if (!match) return null;
+  const naive = match[8] === undefined && timeZone !== 'UTC' && timeZone !== 'Etc/UTC';
+  const instant = parseMatch(match);
+  if (!instant || !naive) return instant;
+  // The zone's offset at the wall-clock time read as UTC, corrected once for a change of offset in between.
+  const first = instant.getTime() - offsetAt(timeZone, instant) * 60_000;
+  return new Date(instant.getTime() - offsetAt(timeZone, new Date(first)) * 60_000);
+}
+
+function parseMatch(match: RegExpExecArray): Date | null {
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
   const fields = [Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)] as const;
   // Year 0 exists in JavaScript, not in PostgreSQL (nor in Django).

@@ -3,12 +3,15 @@ import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
-import { PageNumberPagination, type OrderedQuery } from './pagination.js';
+import { STYLE_PRECEDENCE, type OrderedQuery, type Paginator } from './pagination/types.js';
+import { listOrder, listWhere } from './querying/conditions.js';
+import type { QueryForm } from './querying/dialect.js';
+import { asksAnything, NO_REQUEST, querySpec, type ItemRequest, type ListRequest, type QuerySpec } from './querying/spec.js';
 import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
 import type { BoundResource, Row } from './registry.js';
-import type { SiteExposure } from './resource.js';
+import type { PaginationStyle, SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 import { ItemStream, type Item, type Site, type SiteResponse } from './site.js';
 
@@ -23,6 +26,13 @@ export function parsePk(raw: string | undefined): number | null {
   if (raw === undefined || !/^\d{1,10}$/.test(raw)) return null;
   const pk = Number(raw);
   return pk >= 1 && pk <= MAX_PK ? pk : null;
+}
+
+/** A representation with only the fields the request selects, and the references it expands. */
+function selected(item: Item, { fields, expand }: ItemRequest): Item {
+  if (!fields) return item;
+  const keep = new Set([...fields, ...expand]);
+  return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
 }
 
 export interface ViewSetOptions {
@@ -40,7 +50,15 @@ export class ModelViewSet {
   /** Related rows the current action shows, each with its own serializer of every visible field. */
   readonly included: readonly { name: string; field: string; resource: BoundResource; serializer: Serializer }[];
   readonly permissions: readonly Permission[];
-  readonly pagination: PageNumberPagination | null;
+  /** What clients may ask of the list, and of a single row. */
+  readonly listQuery: QuerySpec;
+  readonly itemQuery: QuerySpec;
+  /** The list's pages when the request names none of the others'; null: the whole list. */
+  readonly defaultPaginator: Paginator | null;
+  /** Every paginator the list offers, the default first: a request chooses another by its parameters. */
+  readonly paginators: readonly Paginator[];
+  /** Serializers showing the exposure's fields and some references, by the references' names. */
+  private readonly expanded = new Map<string, Serializer>();
 
   constructor(
     readonly site: Site,
@@ -64,16 +82,49 @@ export class ModelViewSet {
       return { name, ...relation, serializer };
     });
     this.permissions = exposure.permissions ?? resource.declaration.permissions ?? [isAuthenticated];
-    const sizes = exposure.pagination ?? site.pageSizes;
-    this.pagination = sizes ? new PageNumberPagination(sizes) : null;
+    this.listQuery = querySpec(resource, exposure, exposure.fields);
+    this.itemQuery = querySpec(resource, exposure, exposure.retrieveFields ?? exposure.fields);
+    const declared = exposure.pagination ?? {};
+    const sizes = {
+      pageSize: declared.pageSize ?? site.pagination.sizes.pageSize,
+      maxPageSize: declared.maxPageSize ?? site.pagination.sizes.maxPageSize,
+    };
+    const make = (style: PaginationStyle): Paginator | null => site.pagination.paginators[style]?.(sizes) ?? null;
+    const defaultStyle = declared.default ?? site.pagination.default;
+    this.defaultPaginator = defaultStyle === 'none' ? null : make(defaultStyle);
+    if (defaultStyle !== 'none' && !this.defaultPaginator) throw new Error(`${resource.declaration.name}: site ${site.name} has no ${defaultStyle} pagination`);
+    // A style the site does not speak (limit/offset under /api) is not offered there.
+    const chosen = STYLE_PRECEDENCE.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).flatMap((style) => make(style) ?? []);
+    this.paginators = [...(this.defaultPaginator ? [this.defaultPaginator] : []), ...chosen];
   }
 
-  /** The list's query; its order always ends with the primary key, so that pages and batches never overlap. */
-  protected queryOptions(_ctx: RequestContext): OrderedQuery {
-    const order: OrderedQuery['order'] = (this.exposure.ordering ?? []).map(([name, direction]) => [name, direction]);
-    const key = this.resource.model.primaryKeyAttribute;
-    if (!order.some(([name]) => name === key)) order.push([key, 'ASC']);
-    return { order, include: this.serializer.includes() };
+  /** The paginator of a request: the first other style whose parameters it names, else the default. */
+  protected paginatorFor(ctx: RequestContext): Paginator | null {
+    return this.paginators.find((paginator) => paginator !== this.defaultPaginator && paginator.asked(ctx)) ?? this.defaultPaginator;
+  }
+
+  /** The serializer of `base`'s fields and the references `expand` names. */
+  serializerFor(expand: readonly string[], base: Serializer = this.serializer): Serializer {
+    const added = expand.filter((name) => !base.fieldNames.includes(name));
+    if (added.length === 0) return base;
+    const key = `${base === this.serializer ? 'list' : 'item'}:${added.join(',')}`;
+    let found = this.expanded.get(key);
+    if (!found) {
+      found = base.withFields([...base.fieldNames, ...added]);
+      this.expanded.set(key, found);
+    }
+    return found;
+  }
+
+  /**
+   * The list's query for what the request asks: its filters and search, the
+   * order asked for (else the exposure's), always ending with the primary
+   * key so that pages and batches never overlap.
+   */
+  protected async queryOptions(_ctx: RequestContext, request: ListRequest, serializer: Serializer): Promise<OrderedQuery> {
+    const order = listOrder(request.ordering, this.exposure.ordering, this.resource.model.primaryKeyAttribute);
+    const where = await listWhere(this.listQuery, request);
+    return { order, include: serializer.includes(), ...(where ? { where } : {}) };
   }
 
   protected async getObject(ctx: RequestContext, action: PermissionAction, include: IncludeOptions[] = []): Promise<Row> {
@@ -101,11 +152,15 @@ export class ModelViewSet {
   }
 
   async list(ctx: RequestContext): Promise<SiteResponse> {
-    const query = this.queryOptions(ctx);
-    const represent = (rows: Row[]): Item[] => rows.map((row) => this.serializer.represent(row));
-    if (this.pagination) {
-      const page = await this.pagination.paginate(ctx, this.resource.model, query);
-      return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(page.rows), page.links) };
+    const request = this.site.querying.listRequest(ctx, this.listQuery);
+    const serializer = this.serializerFor(request.expand);
+    const query = await this.queryOptions(ctx, request, serializer);
+    const shown = (item: Item): Item => selected(item, request);
+    const represent = (rows: Row[]): Item[] => rows.map((row) => shown(serializer.represent(row)));
+    const paginator = this.paginatorFor(ctx);
+    if (paginator) {
+      const { model, declaration } = this.resource;
+      return { status: 200, data: await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure }) };
     }
     if (!ctx.renderer.renderStream) {
       const rows = await this.resource.model.findAll(query);
@@ -113,7 +168,7 @@ export class ModelViewSet {
     }
     const keyset = canContinueAfter(this.resource.declaration.fields, query.order);
     const batches = readInBatches({ model: this.resource.model, query, keyset });
-    const represented = (rows: PlainRow[]): Item[] => rows.map((row) => this.serializer.representPlain(row));
+    const represented = (rows: PlainRow[]): Item[] => rows.map((row) => shown(serializer.representPlain(row)));
     // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
     const first = await batches.next();
     const firstItems = first.done ? [] : represented(first.value);
@@ -125,9 +180,22 @@ export class ModelViewSet {
   }
 
   async retrieve(ctx: RequestContext): Promise<SiteResponse> {
-    const serializer = this.retrieveSerializer;
+    const request = this.site.querying.itemRequest(ctx, this.itemQuery);
+    const serializer = this.serializerFor(request.expand, this.retrieveSerializer);
     const row = await this.getObject(ctx, 'retrieve', serializer.includes());
-    return { status: 200, data: this.site.itemBody(ctx, this.exposure, serializer.represent(row)) };
+    return { status: 200, data: this.site.itemBody(ctx, this.exposure, selected(serializer.represent(row), request)) };
+  }
+
+  /** The browsable page's filter form for this list, when it lets clients ask anything. */
+  queryForm(ctx: RequestContext): QueryForm | undefined {
+    if (!asksAnything(this.listQuery)) return undefined;
+    let request: ListRequest = NO_REQUEST;
+    try {
+      request = this.site.querying.listRequest(ctx, this.listQuery);
+    } catch {
+      // A refused query still gets the form, to be corrected.
+    }
+    return this.site.querying.form(ctx, this.listQuery, request);
   }
 
   /** The authenticated user's own row, with the related rows the exposure includes (oldest first). */
@@ -192,6 +260,7 @@ export class ModelViewSet {
     }
     const data = baseMetadata(ctx, name);
     if (Object.keys(actions).length > 0) data.actions = actions;
+    if (route === 'list' && this.exposure.actions.includes('list')) Object.assign(data, this.site.querying.metadata(this.listQuery));
     return { status: 200, data };
   }
 

@@ -5,6 +5,7 @@ import type { PermissionAction } from '../permissions.js';
 import type { AnyMethod, Endpoint } from '../router.js';
 import type { Site } from '../site.js';
 import type { ModelViewSet } from '../viewsets.js';
+import type { Serializer } from '../serializers.js';
 import { inputSchema, representationSchema, writableFields } from './fields.js';
 import type { ActionDocs, ErrorEntry, JsonSchema, MediaType, Operation, Parameter, ResponseObject } from './types.js';
 
@@ -44,18 +45,14 @@ const METADATA: JsonSchema = {
 
 /** One viewset action as the description shows it. */
 function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: Translate): Described {
-  const { site, exposure, serializer, pagination } = viewset;
+  const { site, exposure, serializer } = viewset;
   const { docs } = site;
   const shown = (fields = serializer): JsonSchema => representationSchema(fields, docs.timestamp);
   const validation: ErrorEntry = { code: 'validation_failed', schema: docs.validation(writableFields(serializer)) };
   const write = (partial: boolean): Pick<Described, 'requestBody'> => ({ requestBody: inputSchema(serializer, { partial, form: false }) });
   switch (action) {
-    case 'list': {
-      const schema = docs.list(exposure, shown(), pagination !== null);
-      // Page links are absolute: a Host header that is not a host name is refused.
-      const errors = pagination ? [...AUTHENTICATED, 'invalid_page' as const, 'invalid_host' as const] : AUTHENTICATED;
-      return { summary: 'operations.list', success: { status: 200, schema }, parameters: pagination?.schemaParameters(t), errors };
-    }
+    case 'list':
+      return listDocs(viewset, t);
     case 'create':
       return {
         summary: 'operations.create',
@@ -64,8 +61,11 @@ function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: T
         errors: [...AUTHENTICATED, validation, ...BODY],
       };
     case 'retrieve': {
-      const schema = docs.item(exposure, shown(viewset.retrieveSerializer));
-      return { summary: 'operations.retrieve', success: { status: 200, schema }, errors: [...AUTHENTICATED, 'record_not_found'] };
+      const { itemQuery } = viewset;
+      const serializer = viewset.serializerFor(itemQuery.expand, viewset.retrieveSerializer);
+      const schema = docs.item(exposure, selectableSchema(representationSchema(serializer, docs.timestamp), viewset.retrieveSerializer, itemQuery.sparseFields !== null));
+      const parameters = site.querying.itemParameters(itemQuery, t);
+      return { summary: 'operations.retrieve', success: { status: 200, schema }, parameters, errors: [...AUTHENTICATED, 'record_not_found', ...site.querying.itemErrors(itemQuery)] };
     }
     case 'update':
     case 'partial_update': {
@@ -87,11 +87,42 @@ function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: T
   }
 }
 
+/**
+ * An item as a list or a read may show it: every field unless the client
+ * selects some (then none is sure to be there), and the references it may
+ * expand, which are there only when asked for.
+ */
+function selectableSchema(item: JsonSchema, base: Serializer, selectable: boolean): JsonSchema {
+  const required = selectable ? [] : base.fieldNames.filter((name) => item.properties?.[name] !== undefined);
+  return { ...item, required };
+}
+
+/** The list: its dialect's parameters and every paginator's, each paginator's body (or the whole list), and the errors of all. */
+function listDocs(viewset: ModelViewSet, t: Translate): Described {
+  const { site, exposure, listQuery, paginators, defaultPaginator } = viewset;
+  const serializer = viewset.serializerFor(listQuery.expand);
+  const item = selectableSchema(representationSchema(serializer, site.docs.timestamp), viewset.serializer, listQuery.sparseFields !== null);
+  const bodies = paginators.map((paginator) => paginator.schema(item, exposure));
+  if (!defaultPaginator) bodies.unshift(site.docs.list(exposure, item));
+  const parameters = [...site.querying.listParameters(listQuery, t)];
+  for (const parameter of paginators.flatMap((paginator) => paginator.schemaParameters(t))) {
+    if (!parameters.some((known) => known.name === parameter.name)) parameters.push(parameter);
+  }
+  const errors: ErrorEntry[] = [...new Set([...AUTHENTICATED, ...paginators.flatMap((paginator) => paginator.errors), ...site.querying.errors(listQuery)])];
+  const validated = site.querying.validatedParameters(listQuery);
+  const [first] = validated;
+  if (first) {
+    const sample = new ValidationError({ [first]: [{ code: 'enter_number', params: {} }] });
+    errors.push({ code: 'validation_failed', schema: site.docs.validation(validated), sample });
+  }
+  return { summary: 'operations.list', success: { status: 200, schema: bodies.length === 1 ? (bodies[0] as JsonSchema) : { anyOf: bodies } }, parameters, errors };
+}
+
 /** Values for the slots of an error message (no text of its own: the catalogue's words stay alone). */
-function sampleParams(viewset: ModelViewSet | undefined, t: Translate): Record<string, string> {
+function sampleParams(viewset: ModelViewSet | undefined, t: Translate): Record<string, string | number> {
   const name = viewset ? resourceLabel(t, viewset.resource) : '';
   const model = viewset?.resource.declaration.name ?? '';
-  return { model, name, id: '1', method: 'PUT', allowed: 'GET', detail: '…', media_type: 'text/plain' };
+  return { model, name, id: '1', method: 'PUT', allowed: 'GET', detail: '…', media_type: 'text/plain', unknown: 'x', max: 100, operators: '>=, <=' };
 }
 
 /** An error as the site raises it. */
@@ -141,7 +172,7 @@ function errorResponses(
   const renders = site.renderers.map((renderer) => renderer.mediaType);
   for (const entry of errors) {
     const code = typeof entry === 'string' ? entry : entry.code;
-    const error = sampleError(code, viewset, texts.example);
+    const error = (typeof entry === 'string' ? undefined : entry.sample) ?? sampleError(code, viewset, texts.example);
     const description = texts.t(error.messageKey, sampleParams(viewset, texts.t));
     const answered = group(site.errorStatus(error));
     answered.descriptions.add(description);

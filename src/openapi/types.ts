@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.js';
+import type { ApiError, ErrorCode } from '../errors.js';
 
 /**
  * The parts of OpenAPI 3.1 (and of the JSON Schema 2020-12 it embeds) that the
@@ -38,6 +38,9 @@ export interface Parameter {
   description?: string;
   schema: JsonSchema;
   example?: unknown;
+  /** How an array is written: `form` without explode is one comma-separated value (`?user_id__in=1,2`). */
+  style?: 'form';
+  explode?: boolean;
 }
 
 export interface MediaType {
@@ -96,8 +99,8 @@ export interface ActionDocs {
   errors?: readonly ErrorEntry[];
 }
 
-/** An error an action may answer, by catalogue code; `schema` when the site shapes that one apart. */
-export type ErrorEntry = ErrorCode | { code: ErrorCode; schema: JsonSchema };
+/** An error an action may answer, by catalogue code; `schema` when the site shapes that one apart, `sample` for its example. */
+export type ErrorEntry = ErrorCode | { code: ErrorCode; schema: JsonSchema; sample?: ApiError };
 
 /** A route outside the sites (health checks, this description): GET and HEAD, no credentials. */
 export interface PlainRouteDocs {

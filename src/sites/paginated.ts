@@ -10,10 +10,14 @@ import { htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Endpoint, type Route } from '../router.js';
 import type { Site, SiteDocs, SiteResponse } from '../site.js';
 import type { Translate } from '../i18n.js';
-import type { JsonSchema } from '../openapi/types.js';
 import { fieldMessagesSchema, withRelatedLists } from '../openapi/fields.js';
 import type { Throttles } from '../throttling.js';
-import { EXAMPLE_TIME, zonedTimestampFormatter } from '../timestamps.js';
+import { EXAMPLE_TIME, parseZonedTimestamp, zonedTimestampFormatter } from '../timestamps.js';
+import { CursorPagination } from '../pagination/cursor.js';
+import { LimitOffsetPagination } from '../pagination/limit-offset.js';
+import { PageNumberPagination } from '../pagination/page-number.js';
+import type { SitePagination } from '../pagination/types.js';
+import { DrfQueryDialect } from '../querying/drf.js';
 
 export const PAGINATED_SITE = 'paginated';
 /** Credentials remembered at once per process: about 200 bytes each. */
@@ -33,7 +37,17 @@ function errorBody(t: Translate, error: ApiError): Record<string, unknown> {
 }
 
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$';
-const LINK: JsonSchema = { type: ['string', 'null'], format: 'uri' };
+
+/** Django REST Framework's three paginators; page numbers of 2, up to 5, as the document says. */
+const PAGINATION: SitePagination = {
+  default: 'page',
+  sizes: { pageSize: 2, maxPageSize: 5 },
+  paginators: {
+    page: (sizes) => new PageNumberPagination(sizes),
+    limitOffset: (sizes) => new LimitOffsetPagination(sizes),
+    cursor: (sizes) => new CursorPagination(sizes),
+  },
+};
 const BROWSER_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = { not_authenticated: 403 };
 
 /** The schema twins of the paginated site's bodies. */
@@ -43,16 +57,7 @@ function paginatedDocs(formatTimestamp: (date: Date) => string): SiteDocs {
     // In the configured time zone, without offset: not an RFC 3339 date-time.
     timestamp: { type: 'string', pattern: TIMESTAMP, example: formatTimestamp(EXAMPLE_TIME) },
     item: (_exposure, item) => item,
-    list: (_exposure, item, paginated) => {
-      const results: JsonSchema = { type: 'array', items: item };
-      if (!paginated) return results;
-      return {
-        type: 'object',
-        properties: { count: { type: 'integer', minimum: 0 }, next: LINK, previous: LINK, results },
-        required: ['count', 'next', 'previous', 'results'],
-        additionalProperties: false,
-      };
-    },
+    list: (_exposure, item) => ({ type: 'array', items: item }),
     current: (_exposure, item, included) => withRelatedLists(item, included).row,
     error: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false },
     validation: (fields) => ({ type: 'object', properties: fieldMessagesSchema(fields), additionalProperties: false, minProperties: 1 }),
@@ -78,12 +83,12 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
     authenticators: [session, basic],
     throttle: throttles.requests,
     renderers: [jsonRenderer, htmlRenderer],
-    pageSizes: { pageSize: 2, maxPageSize: 5 },
+    pagination: PAGINATION,
+    querying: new DrfQueryDialect((text) => parseZonedTimestamp(text, config.timeZone)),
     vary: 'Accept, Accept-Language, Cookie',
     formatTimestamp,
     itemBody: (_ctx, _exposure, item) => item,
-    listBody: (_ctx, _exposure, items, page) =>
-      page ? { count: page.count, next: page.next, previous: page.previous, results: items } : items,
+    listBody: (_ctx, _exposure, items) => items,
     currentBody: (_ctx, _exposure, item, included) => ({ ...item, ...included }),
     destroyed: Object.freeze({ status: 204 }),
     errorStatus,

@@ -19,12 +19,30 @@ import type { Translate } from '../i18n.js';
 import type { ActionDocs, JsonSchema } from '../openapi/types.js';
 import { fieldMessagesSchema, representationSchema, withRelatedLists } from '../openapi/fields.js';
 import type { LoginThrottle, Throttles } from '../throttling.js';
-import { EXAMPLE_TIME, utcTimestamp } from '../timestamps.js';
+import { EXAMPLE_TIME, parseTimestamp, utcTimestamp } from '../timestamps.js';
+import { LaravelCursorPagination, LengthAwarePagination, type ListKey } from '../pagination/laravel.js';
+import type { SitePagination } from '../pagination/types.js';
+import { SpatieQueryDialect } from '../querying/spatie.js';
 
 export const TOKEN_SITE = 'token';
 
 /** Laravel's wrapper key when a resource names none. */
 const DEFAULT_WRAP = 'data';
+const listKey: ListKey = (exposure) => exposure.wrap?.list ?? DEFAULT_WRAP;
+
+/**
+ * Lists are whole unless a client asks for pages (the document's list has
+ * none): Laravel's paginate() by `page`/`per_page` (15 a page, as Eloquent's
+ * default, at most 100) and cursorPaginate() by `cursor`, where an exposure offers them.
+ */
+const PAGINATION: SitePagination = {
+  default: 'none',
+  sizes: { pageSize: 15, maxPageSize: 100 },
+  paginators: {
+    page: (sizes) => new LengthAwarePagination(sizes, listKey),
+    cursor: (sizes) => new LaravelCursorPagination(sizes, listKey),
+  },
+};
 const JSON_MEDIA_TYPE = /[/+]json$/i;
 const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
@@ -78,7 +96,7 @@ const tokenDocs: SiteDocs = {
   trailingSlash: false,
   timestamp: { type: 'string', format: 'date-time', pattern: TIMESTAMP, example: utcTimestamp(EXAMPLE_TIME) },
   item: (exposure, item) => wrapped(exposure.wrap?.item ?? DEFAULT_WRAP, item),
-  list: (exposure, item) => wrapped(exposure.wrap?.list ?? DEFAULT_WRAP, { type: 'array', items: item }),
+  list: (exposure, item) => wrapped(listKey(exposure), { type: 'array', items: item }),
   // The related lists both inside the user and beside it, as currentBody writes them.
   current(exposure, item, included) {
     const { lists, row } = withRelatedLists(item, included);
@@ -144,10 +162,12 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
     throttle: throttles.requests,
     // JSON first: API clients that name no type get JSON; a browser asking for HTML gets the browsable page.
     renderers: [jsonRenderer, htmlRenderer],
+    pagination: PAGINATION,
+    querying: new SpatieQueryDialect(parseTimestamp),
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
     formatTimestamp: utcTimestamp,
     itemBody: (_ctx, exposure, item) => ({ [exposure.wrap?.item ?? DEFAULT_WRAP]: item }),
-    listBody: (_ctx, exposure, items) => ({ [exposure.wrap?.list ?? DEFAULT_WRAP]: items }),
+    listBody: (_ctx, exposure, items) => ({ [listKey(exposure)]: items }),
     // GET /api/user: the related lists both inside the user and beside it, as the original answered.
     currentBody: (_ctx, exposure, item, included) => ({
       [exposure.wrap?.item ?? DEFAULT_WRAP]: { ...item, ...included },

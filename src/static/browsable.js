@@ -42,3 +42,18 @@ document.addEventListener('submit', async (event) => {
   document.write(page);
   document.close();
 });
+
+// The filter form sends only the filters that have a value: an empty one is
+// no filter on the root site, but NULL for a nullable filter under /api.
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.classList.contains('query-form')) return;
+  for (const field of form.querySelectorAll('input, select')) {
+    if (field.name && field.value === '') field.disabled = true;
+  }
+});
+
+// Coming back to the page (the browser's back button), its filters are whole again.
+window.addEventListener('pageshow', () => {
+  for (const field of document.querySelectorAll('.query-form [disabled]')) field.disabled = false;
+});

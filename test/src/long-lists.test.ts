@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { canContinueAfter, readInBatches } from '../../src/batches.js';
 import { Serializer } from '../../src/serializers.js';
 import { utcTimestamp } from '../../src/timestamps.js';
-import type { OrderedQuery } from '../../src/pagination.js';
+import type { OrderedQuery } from '../../src/pagination/types.js';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
 
 /** More rows than a direct OFFSET serves from either end (1,000), and than one batch of a streamed list. */

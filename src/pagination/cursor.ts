@@ -1,0 +1,55 @@
+/**
+ * Django REST Framework's CursorPagination: `{next, previous, results}` with
+ * opaque `?cursor=` links, in the list's current order (the client's
+ * `?ordering=` included, as DRF's does with an OrderingFilter). `page_size`
+ * as for page numbers. A cursor that is not one of this list's is DRF's
+ * invalid-cursor 404.
+ */
+import { queryValue, type RequestContext } from '../context.js';
+import type { Translate } from '../i18n.js';
+import type { JsonSchema, Parameter } from '../openapi/types.js';
+import type { PageSizes } from '../resource.js';
+import { decodeCursor, neighbourCursors, readKeysetPage } from './keyset.js';
+import { drfLink } from './links.js';
+import { drfPageSchema } from './page-number.js';
+import { hasParameter, pageSizeParameter } from './rows.js';
+import type { ListSource, Paginator } from './types.js';
+
+export class CursorPagination implements Paginator {
+  readonly style = 'cursor';
+  readonly cursorParam = 'cursor';
+  readonly pageSizeParam = 'page_size';
+  readonly errors = ['invalid_cursor', 'invalid_host'] as const;
+
+  constructor(readonly sizes: PageSizes) {}
+
+  asked(ctx: RequestContext): boolean {
+    return hasParameter(ctx, this.cursorParam);
+  }
+
+  schemaParameters(t: Translate): Parameter[] {
+    const { pageSize, maxPageSize } = this.sizes;
+    return [
+      { name: this.cursorParam, in: 'query', description: t('parameters.cursor'), schema: { type: 'string' } },
+      {
+        name: this.pageSizeParam,
+        in: 'query',
+        description: t('parameters.page_size', { default: pageSize, max: maxPageSize }),
+        schema: { type: 'integer', default: pageSize },
+      },
+    ];
+  }
+
+  schema(item: JsonSchema): JsonSchema {
+    return drfPageSchema(item, false);
+  }
+
+  async paginate(ctx: RequestContext, { model, fields, query, represent }: ListSource): Promise<unknown> {
+    const size = pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
+    const cursor = decodeCursor(queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
+    const page = await readKeysetPage(model, query, fields, cursor, size);
+    const { next, previous } = neighbourCursors(page, cursor, query.order, fields);
+    const link = (encoded: string | null): string | null => (encoded === null ? null : drfLink(ctx, { [this.cursorParam]: encoded }));
+    return { next: link(next), previous: link(previous), results: represent(page.rows) };
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Django REST Framework's LimitOffsetPagination: `?limit=&offset=`, the same
+ * `{count, next, previous, results}` as page numbers. A limit past the
+ * maximum is the maximum; a limit that is no positive number, the default; an
+ * offset that is no number, 0; an offset past the end, an empty page.
+ */
+import type { RequestContext } from '../context.js';
+import type { Translate } from '../i18n.js';
+import type { JsonSchema, Parameter } from '../openapi/types.js';
+import type { PageSizes } from '../resource.js';
+import { drfLink } from './links.js';
+import { drfPageSchema } from './page-number.js';
+import { hasParameter, pageSizeParameter, positiveParameter, readOffsetRows } from './rows.js';
+import type { ListSource, Paginator } from './types.js';
+
+export class LimitOffsetPagination implements Paginator {
+  readonly style = 'limitOffset';
+  readonly limitParam = 'limit';
+  readonly offsetParam = 'offset';
+  readonly errors = ['invalid_host'] as const;
+
+  constructor(readonly sizes: PageSizes) {}
+
+  asked(ctx: RequestContext): boolean {
+    return hasParameter(ctx, this.limitParam, this.offsetParam);
+  }
+
+  schemaParameters(t: Translate): Parameter[] {
+    const { pageSize, maxPageSize } = this.sizes;
+    return [
+      { name: this.limitParam, in: 'query', description: t('parameters.limit', { default: pageSize, max: maxPageSize }), schema: { type: 'integer', default: pageSize } },
+      { name: this.offsetParam, in: 'query', description: t('parameters.offset'), schema: { type: 'integer', default: 0 } },
+    ];
+  }
+
+  schema(item: JsonSchema): JsonSchema {
+    return drfPageSchema(item, true);
+  }
+
+  getLimit(ctx: RequestContext): number {
+    return pageSizeParameter(ctx, this.limitParam, this.sizes);
+  }
+
+  getOffset(ctx: RequestContext): number {
+    return positiveParameter(ctx, this.offsetParam) ?? 0;
+  }
+
+  async paginate(ctx: RequestContext, { model, query, represent }: ListSource): Promise<unknown> {
+    const limit = this.getLimit(ctx);
+    const offset = this.getOffset(ctx);
+    const count = await model.count({ where: query.where });
+    const rows = await readOffsetRows(model, query, offset, Math.min(limit, count - offset), count);
+    return { count, next: this.nextLink(ctx, limit, offset, count), previous: this.previousLink(ctx, limit, offset), results: represent(rows) };
+  }
+
+  nextLink(ctx: RequestContext, limit: number, offset: number, count: number): string | null {
+    if (offset + limit >= count) return null;
+    return drfLink(ctx, { [this.limitParam]: String(limit), [this.offsetParam]: String(offset + limit) });
+  }
+
+  /** The page before, whose offset is never below 0: the first page's link names no offset. */
+  previousLink(ctx: RequestContext, limit: number, offset: number): string | null {
+    if (offset <= 0) return null;
+    const before = offset - limit;
+    return drfLink(ctx, { [this.limitParam]: String(limit), [this.offsetParam]: before <= 0 ? null : String(before) });
+  }
+}

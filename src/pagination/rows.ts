@@ -1,0 +1,61 @@
+/**
+ * Reading the rows of one page by position (page numbers, limit and offset),
+ * and the query parameters a size or position is given in.
+ */
+import { Op } from 'sequelize';
+import { queryValue, type RequestContext } from '../context.js';
+import type { Row, RowModel } from '../registry.js';
+import type { PageSizes } from '../resource.js';
+import type { OrderedQuery } from './types.js';
+
+/** Up to this many skipped rows, a page is one query; deeper ones look their ids up first. */
+const DIRECT_OFFSET_LIMIT = 1000;
+const POSITIVE = /^\d+$/;
+
+export function reversed(order: OrderedQuery['order']): OrderedQuery['order'] {
+  return order.map(([name, direction]) => [name, direction === 'ASC' ? 'DESC' : 'ASC']);
+}
+
+/**
+ * The `limit` rows after `offset` of a list of `count`. OFFSET walks every
+ * row it skips, so a page nearer the end is read from the end, in the
+ * reverse order; and a deep page first finds its ids on the ordering's index
+ * alone, then reads those rows.
+ */
+export async function readOffsetRows(model: RowModel, query: OrderedQuery, offset: number, limit: number, count: number): Promise<Row[]> {
+  if (limit <= 0 || offset >= count) return [];
+  const fromEnd = offset > count - offset - limit;
+  const order = fromEnd ? reversed(query.order) : query.order;
+  const skip = fromEnd ? Math.max(0, count - offset - limit) : offset;
+  let rows: Row[];
+  if (skip <= DIRECT_OFFSET_LIMIT) {
+    rows = await model.findAll({ ...query, order, limit, offset: skip });
+  } else {
+    const key = model.primaryKeyAttribute;
+    // Without the includes: they only name related rows, never filter (a filtering include would have to come along).
+    const keys = await model.findAll({ where: query.where, order, attributes: [key], limit, offset: skip, raw: true });
+    const ids = keys.map((found) => (found as unknown as Record<string, unknown>)[key]);
+    const onPage = { [key]: { [Op.in]: ids } };
+    const where = query.where ? { [Op.and]: [query.where, onPage] } : onPage;
+    rows = ids.length === 0 ? [] : await model.findAll({ ...query, order, where });
+  }
+  return fromEnd ? rows.reverse() : rows;
+}
+
+/** A whole number a client sent; undefined when absent, not digits, or past what a page can be. */
+export function positiveParameter(ctx: RequestContext, name: string): number | undefined {
+  const raw = queryValue(ctx.req, name);
+  if (raw === undefined || !POSITIVE.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : Number.MAX_SAFE_INTEGER;
+}
+
+/** A page size a client asks for, up to the maximum; zero, negative or not a number gives the default. */
+export function pageSizeParameter(ctx: RequestContext, name: string, sizes: PageSizes): number {
+  const requested = positiveParameter(ctx, name) ?? 0;
+  return requested <= 0 ? sizes.pageSize : Math.min(requested, sizes.maxPageSize);
+}
+
+export function hasParameter(ctx: RequestContext, ...names: string[]): boolean {
+  return names.some((name) => ctx.req.query[name] !== undefined);
+}

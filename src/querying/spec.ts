@@ -1,0 +1,88 @@
+/**
+ * A list query in two forms that every dialect shares: what an exposure
+ * allows (QuerySpec, built once) and what one request asks (ListRequest,
+ * parsed by the site's dialect). The database side (conditions.ts) reads only
+ * these, so both sites filter, search and order with the same SQL.
+ */
+import type { BoundResource } from '../registry.js';
+import type { FieldDeclaration, Lookup, SiteExposure } from '../resource.js';
+import { effectiveQuery } from './declaration.js';
+
+export interface FilterSpec {
+  field: string;
+  kind: FieldDeclaration['kind'];
+  nullable: boolean;
+  lookups: readonly Lookup[];
+  /** A reference's `as` name: django-filter also filters a relation by its own name (`owner__isnull`). */
+  alias?: string;
+}
+
+/** What one exposure's list lets clients ask. */
+export interface QuerySpec {
+  resource: BoundResource;
+  filters: readonly FilterSpec[];
+  search: readonly string[];
+  orderingFields: readonly string[];
+  /** Fields a client may select among, in their shown order; null: no selection. */
+  sparseFields: readonly string[] | null;
+  expand: readonly string[];
+  /** The name clients give the rows' type in `fields[<type>]`: the table, as spatie's. */
+  type: string;
+}
+
+export type Direction = 'ASC' | 'DESC';
+export type OrderTerm = [field: string, direction: Direction];
+/** A value a filter compares with: a number (ids), text, a boolean (isnull) or an instant. */
+export type FilterValue = string | number | boolean | Date;
+
+/** One filter of a request: the field compared by `lookup` with any of `values` (several: any of them). */
+export interface Condition {
+  field: string;
+  lookup: Lookup;
+  values: readonly FilterValue[];
+}
+
+/** What one request asks of a list, whatever words it used. */
+export interface ListRequest {
+  /** All must hold. */
+  conditions: readonly Condition[];
+  /** Every term must be found in one of the search fields. */
+  search: readonly string[];
+  /** The order asked for; null: the exposure's own. */
+  ordering: readonly OrderTerm[] | null;
+  /** The fields to show; null: all. */
+  fields: readonly string[] | null;
+  /** References to show with each row, by `as` name. */
+  expand: readonly string[];
+}
+
+/** What a request for one row may ask: which fields, and which references with it. */
+export type ItemRequest = Pick<ListRequest, 'fields' | 'expand'>;
+
+export const NO_REQUEST: ListRequest = Object.freeze({ conditions: [], search: [], ordering: null, fields: null, expand: [] });
+
+/** `shown`: the names the exposure's list shows, which sparse fields select among. */
+export function querySpec(resource: BoundResource, exposure: SiteExposure, shown: readonly string[]): QuerySpec {
+  const query = effectiveQuery(resource.declaration, exposure);
+  const filters = Object.entries(query.filters ?? {}).map(([field, lookups]): FilterSpec => {
+    const declared = resource.declaration.fields[field];
+    if (!declared) throw new Error(`${resource.declaration.name} has no field ${field}`);
+    const spec: FilterSpec = { field, kind: declared.kind, nullable: declared.nullable ?? false, lookups };
+    if (declared.kind === 'reference') spec.alias = declared.as;
+    return spec;
+  });
+  return {
+    resource,
+    filters,
+    search: query.search ?? [],
+    orderingFields: query.orderingFields ?? [],
+    sparseFields: query.sparseFields ? shown : null,
+    expand: query.expand ?? [],
+    type: resource.declaration.table,
+  };
+}
+
+/** Whether the exposure lets clients ask anything of its lists. */
+export function asksAnything(spec: QuerySpec): boolean {
+  return spec.filters.length > 0 || spec.search.length > 0 || spec.orderingFields.length > 0 || spec.sparseFields !== null || spec.expand.length > 0;
+}

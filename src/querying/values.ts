@@ -1,0 +1,108 @@
+/**
+ * The text of a query parameter turned into what a filter compares with, by
+ * the kind of the field it filters, as Django's form fields clean a
+ * django-filter value; and a search's text cut into terms, as Django REST
+ * Framework's SearchFilter cuts it.
+ */
+import type { Request } from 'express';
+import type { FieldErrorCode } from '../errors.js';
+import { parseBoolean } from '../serializers.js';
+import type { FieldDeclaration } from '../resource.js';
+import type { FilterValue } from './spec.js';
+
+export type ParsedValue = { value: FilterValue } | { error: FieldErrorCode };
+
+/** One past each end of a 32-bit id: a larger number compares the same, and PostgreSQL's index still serves it. */
+const INTEGER_BOUND = 2_147_483_648;
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+
+/** At most this many values in one `in` filter: each is a bound value of the query. */
+export const MAX_FILTER_VALUES = 100;
+/** A search reads at most this many characters, and this many terms of them. */
+export const MAX_SEARCH_LENGTH = 500;
+export const MAX_SEARCH_TERMS = 10;
+
+function integerValue(text: string): ParsedValue {
+  if (!INTEGER.test(text)) return { error: NUMBER.test(text) ? 'enter_whole_number' : 'enter_number' };
+  const value = Number(text);
+  return { value: Math.max(-INTEGER_BOUND - 1, Math.min(INTEGER_BOUND, value)) };
+}
+
+/**
+ * `text` as a value of a `kind` field; `parseTime` reads a date-time in the
+ * site's words (naive times in its zone). Text with a NUL is refused: no
+ * database stores one, and PostgreSQL fails on it.
+ */
+export function filterValue(kind: FieldDeclaration['kind'], text: string, parseTime: (text: string) => Date | null): ParsedValue {
+  switch (kind) {
+    case 'id':
+    case 'reference':
+      return integerValue(text.trim());
+    case 'datetime': {
+      const time = parseTime(text);
+      return time ? { value: time } : { error: 'enter_datetime' };
+    }
+    case 'boolean': {
+      const value = parseBoolean(text.trim());
+      return value === undefined ? { error: 'invalid_boolean' } : { value };
+    }
+    case 'string':
+    case 'text':
+      return text.includes('\u0000') ? { error: 'null_characters' } : { value: text };
+  }
+}
+
+/**
+ * Django's smart_split: words apart at white space, a quoted phrase kept
+ * whole (with its backslash escapes), quotes inside a word part of it.
+ */
+const SMART_SPLIT = /(?:[^\s'"]*(?:(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')[^\s'"]*)+)|\S+/gu;
+
+/** A quoted phrase without its quotes, its escaped quotes and backslashes unescaped (Django's unescape_string_literal). */
+function unquoted(term: string): string {
+  const quote = term[0] ?? '';
+  return term.slice(1, -1).replaceAll(`\\${quote}`, quote).replaceAll('\\\\', '\\');
+}
+
+/**
+ * The terms of a search, as Django REST Framework 3.15's SearchFilter reads
+ * them: NUL characters dropped, split at white space keeping quoted phrases,
+ * unquoted words split again at commas; empty terms dropped. At most
+ * MAX_SEARCH_TERMS terms of the first MAX_SEARCH_LENGTH characters.
+ */
+export function searchTerms(text: string): string[] {
+  const terms: string[] = [];
+  const read = [...text.replaceAll('\u0000', '')].slice(0, MAX_SEARCH_LENGTH).join('');
+  for (const [bit] of read.matchAll(SMART_SPLIT)) {
+    const term = bit.replace(/^,+|,+$/g, '');
+    const quote = term[0];
+    if ((quote === '"' || quote === "'") && term.length >= 2 && term.endsWith(quote)) terms.push(unquoted(term));
+    else terms.push(...term.split(',').map((part) => part.trim()));
+  }
+  return terms.filter((term) => term !== '').slice(0, MAX_SEARCH_TERMS);
+}
+
+const parsedQueries = new WeakMap<Request, [string, string][]>();
+
+/**
+ * The request's query as name/value pairs in order, decoded once: `+` is a
+ * space, as Django and PHP read it. The express query parser is left alone
+ * for the seeds' parameters; the dialects need the names exactly as sent.
+ */
+export function queryPairs(req: Request): [string, string][] {
+  let pairs = parsedQueries.get(req);
+  if (!pairs) {
+    const at = req.originalUrl.indexOf('?');
+    pairs = at < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
+    parsedQueries.set(req, pairs);
+  }
+  return pairs;
+}
+
+/** The last value sent for `name`, as Django's QueryDict.get and PHP read a repeated parameter. */
+export function lastValue(pairs: readonly [string, string][], name: string): string | undefined {
+  let found: string | undefined;
+  for (const [key, value] of pairs) if (key === name) found = value;
+  return found;
+}
