@@ -3,7 +3,7 @@ import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
-import { STYLE_PRECEDENCE, type OrderedQuery, type Paginator } from './pagination/types.js';
+import { PAGINATION_STYLES, STYLE_PRECEDENCE, type OrderedQuery, type Paginator } from './pagination/types.js';
 import { listOrder, listWhere } from './querying/conditions.js';
 import type { QueryForm } from './querying/dialect.js';
 import { asksAnything, NO_REQUEST, querySpec, type ItemRequest, type ListRequest, type QuerySpec } from './querying/spec.js';
@@ -94,13 +94,18 @@ export class ModelViewSet {
     this.defaultPaginator = defaultStyle === 'none' ? null : make(defaultStyle);
     if (defaultStyle !== 'none' && !this.defaultPaginator) throw new Error(`${resource.declaration.name}: site ${site.name} has no ${defaultStyle} pagination`);
     // A style the site does not speak (limit/offset under /api) is not offered there.
-    const chosen = STYLE_PRECEDENCE.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).flatMap((style) => make(style) ?? []);
+    const chosen = PAGINATION_STYLES.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).flatMap((style) => make(style) ?? []);
     this.paginators = [...(this.defaultPaginator ? [this.defaultPaginator] : []), ...chosen];
   }
 
   /** The paginator of a request: the first other style whose parameters it names, else the default. */
   protected paginatorFor(ctx: RequestContext): Paginator | null {
-    return this.paginators.find((paginator) => paginator !== this.defaultPaginator && paginator.asked(ctx)) ?? this.defaultPaginator;
+    const others = this.paginators.filter((paginator) => paginator !== this.defaultPaginator);
+    for (const style of STYLE_PRECEDENCE) {
+      const asked = others.find((paginator) => paginator.style === style && paginator.asked(ctx));
+      if (asked) return asked;
+    }
+    return this.defaultPaginator;
   }
 
   /** The serializer of `base`'s fields and the references `expand` names. */

@@ -202,7 +202,9 @@ export class SpatieQueryDialect implements QueryDialect {
     const parameters: Parameter[] = [];
     if (spec.sparseFields) {
       const description = t('parameters.fields', { fields: spec.sparseFields.join(', ') });
-      parameters.push({ name: `fields[${spec.type}]`, in: 'query', description, schema: { type: 'array', items: { type: 'string', enum: [...spec.sparseFields] } }, style: 'form', explode: false });
+      const schema = { type: 'array', items: { type: 'string', enum: [...spec.sparseFields] } };
+      parameters.push({ name: `fields[${spec.type}]`, in: 'query', description, schema, style: 'form', explode: false });
+      parameters.push({ name: 'fields', in: 'query', description: t('parameters.fields_own', { type: spec.type }), schema, style: 'form', explode: false });
     }
     if (spec.expand.length > 0) {
       const description = t('parameters.include', { names: spec.expand.join(', ') });

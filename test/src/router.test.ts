@@ -122,6 +122,17 @@ describe('routing of the paginated site', () => {
             updated_at: { type: 'datetime', required: false, read_only: true, label: 'Updated at' },
           },
         },
+        // What the list may be asked, in django-filter's and DRF's words (resources/comment.ts, `query`).
+        filters: [
+          'user_id', 'user_id__in', 'user_id__isnull',
+          'title', 'title__icontains', 'title__in',
+          'created_at__gt', 'created_at__gte', 'created_at__lt', 'created_at__lte',
+          'updated_at__gt', 'updated_at__gte', 'updated_at__lt', 'updated_at__lte',
+        ],
+        search_fields: ['title', 'body'],
+        ordering_fields: ['id', 'title', 'created_at', 'updated_at'],
+        sparse_fields: ['id', 'title', 'body', 'updated_at'],
+        expandable_fields: ['owner'],
       });
     });
 

@@ -39,7 +39,7 @@ describe('secrets never leave the server', () => {
     }
   });
 
-  test('no response of any kind carries a password, a hash or created_at', async () => {
+  test('no response of any kind carries a password, a hash or a created_at value', async () => {
     const id = (await t.http.post('/comments/').auth(...alice).send({ title: 't', body: 'b' })).body.id as number;
     const responses = await Promise.all([
       t.http.get('/').auth(...alice),
@@ -57,7 +57,8 @@ describe('secrets never leave the server', () => {
       expect(text).not.toContain(hash);
       expect(text).not.toContain('pbkdf2');
       expect(text).not.toContain('password');
-      expect(text).not.toContain('created_at');
+      // The list may be ordered and filtered by created_at (its name is in OPTIONS and the filter form); its value is never shown.
+      expect(text).not.toMatch(/(?:"|&quot;)created_at(?:"|&quot;)\s*:/);
       expect(text).not.toContain('alice-password');
     }
   });

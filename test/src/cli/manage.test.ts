@@ -45,7 +45,7 @@ describe('npm run manage', () => {
     test('applies every migration once, then has nothing to do', async () => {
       const first = await cli(['migrate'], { env: env() });
       expect(first.status).toBe(0);
-      expect(first.stdout).toMatch(/^Applied 4 migration\(s\): 0001_create_users, 0002_create_comments/);
+      expect(first.stdout).toMatch(/^Applied 5 migration\(s\): 0001_create_users, 0002_create_comments/);
       const second = await cli(['migrate'], { env: env() });
       expect(second.stdout).toBe('No migrations to apply.\n');
     });

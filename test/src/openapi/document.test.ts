@@ -31,7 +31,7 @@ function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; meth
 }
 
 type Description = {
-  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object; example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
+  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; parameters?: { name: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object & { anyOf?: object[] }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
   components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
   info: { title: string };
 };
@@ -125,7 +125,37 @@ describe('the OpenAPI description', () => {
     expect(body('/comments/{pk}/', 'put', 'multipart/form-data')?.required).toEqual(['title', 'body']);
     expect(body('/comments/{pk}/', 'patch')?.required).toBeUndefined();
     expect(body('/api/comments', 'post', 'application/x-www-form-urlencoded')).toMatchObject({ properties: { title: { maxLength: 255 }, body: { maxLength: 65_535 } } });
-    expect(paths['/comments/']?.get?.responses['200']?.content?.['application/json']?.schema).toMatchObject({ required: ['count', 'next', 'previous', 'results'] });
+  });
+
+  test('describes each page style a list offers, its default first', async () => {
+    const { paths } = await description();
+    const bodies = (path: string): Schema[] => (paths[path]?.get?.responses['200']?.content?.['application/json']?.schema?.anyOf ?? []) as Schema[];
+    expect(bodies('/comments/').map((body) => body.required)).toEqual([
+      ['count', 'next', 'previous', 'results'],
+      ['count', 'next', 'previous', 'results'],
+      ['next', 'previous', 'results'],
+    ]);
+    expect(bodies('/api/comments').map((body) => body.required)).toEqual([['comments'], ['comments', 'links', 'meta'], ['comments', 'links', 'meta']]);
+  });
+
+  test("documents every query parameter a list or a row understands, in its site's words", async () => {
+    const { paths } = await description();
+    const names = (path: string): string[] => (paths[path]?.get?.parameters ?? []).map((parameter) => parameter.name);
+    expect(names('/comments/')).toEqual([
+      'user_id', 'owner', 'user_id__in', 'owner__in', 'user_id__isnull', 'owner__isnull',
+      'title', 'title__icontains', 'title__in',
+      'created_at__gt', 'created_at__gte', 'created_at__lt', 'created_at__lte',
+      'updated_at__gt', 'updated_at__gte', 'updated_at__lt', 'updated_at__lte',
+      'search', 'ordering', 'fields', 'expand', 'page', 'page_size', 'limit', 'offset', 'cursor', 'format',
+    ]);
+    expect(names('/comments/{pk}/')).toEqual(['pk', 'fields', 'expand', 'format']);
+    expect(names('/api/comments')).toEqual([
+      'filter[user_id]', 'filter[title]', 'filter[created_at]', 'filter[updated_at]', 'filter[search]',
+      'sort', 'fields[comments]', 'fields', 'include', 'page', 'per_page', 'cursor', 'format',
+    ]);
+    expect(names('/api/comments/{pk}')).toEqual(['pk', 'fields[comments]', 'fields', 'include', 'format']);
+    // A list with nothing to ask keeps only its pages.
+    expect(names('/api/user')).toEqual(['format']);
   });
 
   test('fails an answer that shows a field it does not document, such as a password hash', async () => {
