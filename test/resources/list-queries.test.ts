@@ -1,0 +1,64 @@
+import { describe, expect, test } from '@jest/globals';
+import comment from '../../resources/comment.js';
+import { missingQueryIndexes, neededIndexes } from '../../src/db/query-indexes.js';
+import { loadDeclarations } from '../../src/registry.js';
+import { defineResource, field, type ListQuery } from '../../src/resource.js';
+import { useTestApp } from '../helpers/app.js';
+
+describe('list queries in the declarations', () => {
+  test('the comment lists are filtered by owner, title and times, searched in title and body, ordered by four fields', () => {
+    expect(Object.keys(comment.query.filters)).toEqual(['user_id', 'title', 'created_at', 'updated_at']);
+    expect(comment.query.search).toEqual(['title', 'body']);
+    expect(comment.query.orderingFields).toEqual(['id', 'title', 'created_at', 'updated_at']);
+    expect(comment.sites.paginated.pagination).toEqual({ styles: ['limitOffset', 'cursor'] });
+    expect(comment.sites.token.pagination).toEqual({ styles: ['page', 'cursor'] });
+  });
+
+  describe('every field a list filters, orders or searches by has its index, made by the migrations', () => {
+    const t = useTestApp();
+
+    test('none is missing', async () => {
+      expect(await missingQueryIndexes(t.services.sequelize.getQueryInterface(), await loadDeclarations())).toEqual([]);
+    });
+
+    test('a declaration whose migration made none is told field by field', async () => {
+      const needy = defineResource({
+        name: 'Needy',
+        table: 'comments',
+        fields: { id: field.id(), body: field.text() },
+        query: { filters: { body: ['exact'] }, search: ['body'], orderingFields: ['id'] },
+      });
+      expect(neededIndexes(needy)).toEqual({ ordered: new Set(['body']), text: new Set(['body']) });
+      expect(await missingQueryIndexes(t.services.sequelize.getQueryInterface(), [needy])).toEqual([{ table: 'comments', field: 'body', kind: 'ordered' }]);
+    });
+  });
+
+  describe('mistakes fail when the declaration loads', () => {
+    const declare = (query: ListQuery, extra: object = {}) =>
+      defineResource({
+        name: 'Broken',
+        table: 'broken',
+        fields: { id: field.id(), name: field.string(), secret: field.string({ hidden: true }), seen: field.datetime({ nullable: true }), page: field.string() },
+        query,
+        ...extra,
+      });
+
+    test.each<[string, ListQuery, string]>([
+      ['an unknown field', { filters: { nope: ['exact'] } }, 'query.filters names unknown field "nope"'],
+      ['a hidden field', { search: ['secret'] }, 'query.search names hidden field "secret"'],
+      ['a lookup the kind has not', { filters: { name: ['gte'] } }, 'query.filters.name cannot use "gte" on a string field'],
+      ['isnull on a field never null', { filters: { name: ['isnull'] } }, 'uses isnull on a field that is never null'],
+      ['a search of no text', { search: ['seen'] }, 'names "seen", which is no text field'],
+      ['a filter named like a query parameter', { filters: { page: ['exact'] } }, 'cannot filter "page"'],
+      ['an expansion of no reference', { expand: ['name'] }, 'names "name", which is no reference'],
+      ['ordering by a hidden field', { orderingFields: ['secret'] }, 'query.orderingFields names hidden field "secret"'],
+    ])('%s', (_what, query, message) => {
+      expect(() => declare(query)).toThrow(message);
+    });
+
+    test('a cursor cannot follow a field that may be null', () => {
+      const sites = { paginated: { path: 'broken', actions: ['list'] as const, fields: ['id'], pagination: { styles: ['cursor'] as const } } };
+      expect(() => declare({ orderingFields: ['seen'] }, { sites })).toThrow('pages by cursor, so it cannot order by "seen"');
+    });
+  });
+});
