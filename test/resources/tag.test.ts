@@ -6,6 +6,7 @@ import { QueryTypes } from 'sequelize';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
 import { adminAgent, submit, type Agent } from '../helpers/admin.js';
 import { schemaValidator } from '../helpers/contract.js';
+import { missingQueryIndexes } from '../../src/db/query-indexes.js';
 import { loadDeclarations } from '../../src/registry.js';
 import { localesDir, migrationsDir, projectRoot } from '../../src/paths.js';
 
@@ -328,6 +329,43 @@ describe('a resource declared in one file (test/fixtures/tag)', () => {
         const res = await t.http.get('/api/tags').set('Accept', 'application/json');
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ message: 'Unauthenticated.' });
+      });
+    });
+
+    describe('its lists, queried as declared (filters, search, ordering, cursor)', () => {
+      const seed = async (): Promise<void> => {
+        for (const [name, description] of [['Rust', 'systems'], ['rusty', 'old iron'], ['Go', 'gophers'], ['TypeScript', 'typed js']]) {
+          await paginatedCreate({ name, description }).expect(201);
+        }
+      };
+      const bearerGet = (query: string) => t.http.get(`/api/tags${query}`).auth(bearer, { type: 'bearer' }).set('Accept', 'application/json');
+
+      test('every field its lists filter, order or search by has the index its migration made', async () => {
+        expect(await missingQueryIndexes(t.services.sequelize.getQueryInterface(), fixtureDeclarations)).toEqual([]);
+      });
+
+      test("the root site: search, name__icontains, ordering and a cursor in DRF's words", async () => {
+        await seed();
+        const get = async (query: string) => (await t.http.get(`/tags/${query}`).auth(...alice)).body;
+        expect(names((await get('?search=rust&page_size=5')).results)).toEqual(['Rust', 'rusty']);
+        expect(names((await get('?search=iron')).results)).toEqual(['rusty']);
+        expect(names((await get('?name__icontains=T&page_size=5')).results)).toEqual(['Rust', 'TypeScript', 'rusty']);
+        expect(names((await get('?ordering=-name')).results)).toEqual(['rusty', 'TypeScript']);
+        const first = await get('?cursor=');
+        expect(Object.keys(first)).toEqual(['next', 'previous', 'results']);
+        expect(names(first.results)).toEqual(['Go', 'Rust']);
+        const next = new URL(first.next as string);
+        expect(names((await get(next.search)).results)).toEqual(['TypeScript', 'rusty']);
+      });
+
+      test("the token site: filter[name], filter[search] and sort in spatie's words; unknown names are its 400", async () => {
+        await seed();
+        expect(names((await bearerGet('?filter[name]=rust')).body.data)).toEqual(['rusty', 'Rust']);
+        expect(names((await bearerGet('?filter[search]=gopher')).body.data)).toEqual(['Go']);
+        expect(names((await bearerGet('?sort=name')).body.data)).toEqual(['Go', 'Rust', 'TypeScript', 'rusty']);
+        const unknown = await bearerGet('?filter[description]=x');
+        expect(unknown.status).toBe(400);
+        expect(unknown.body).toEqual({ message: 'Requested filter(s) `description` are not allowed. Allowed filter(s) are `name, created_at, search`.' });
       });
     });
 
