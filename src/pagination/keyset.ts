@@ -12,6 +12,7 @@ import { cast, col, Op, where as compare, type WhereOptions } from 'sequelize';
 import { ApiError } from '../errors.js';
 import type { Row, RowModel } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
+import { parseTimestamp } from '../timestamps.js';
 import { reversed } from './rows.js';
 import type { OrderedQuery } from './types.js';
 
@@ -53,7 +54,8 @@ function validValue(field: FieldDeclaration | undefined, value: unknown): value 
     case 'boolean':
       return typeof value === 'boolean';
     case 'datetime':
-      return typeof value === 'string' && STORED_TIME.test(value);
+      // A real instant: PostgreSQL fails on the 30th of February where SQLite would only compare text.
+      return typeof value === 'string' && STORED_TIME.test(value) && parseTimestamp(value) !== null;
     default:
       return false;
   }

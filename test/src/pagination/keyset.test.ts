@@ -34,6 +34,7 @@ describe('cursors', () => {
     ['an id as text', encode({ updated_at: '2026-01-01 00:00:00', id: '1', _pointsToNextItems: true })],
     ['an unsafe id', encode({ updated_at: '2026-01-01 00:00:00', id: 2 ** 60, _pointsToNextItems: true })],
     ['a time that is no time', encode({ updated_at: "1' OR '1'='1", id: 1, _pointsToNextItems: true })],
+    ['an impossible time', encode({ updated_at: '2026-02-30 25:61:00', id: 1, _pointsToNextItems: true })],
     ['too long', 'A'.repeat(5000)],
   ])('%s is the invalid-cursor error', (_name, encoded) => {
     expect(() => decodeCursor(encoded, order, fields)).toThrow(new ApiError('invalid_cursor'));
