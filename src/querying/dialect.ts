@@ -22,6 +22,8 @@ export interface QueryInput {
   value: string;
   /** For a select: its choices, the first one empty (no filter). */
   options?: { value: string; label: string }[];
+  /** What a value looks like, for a time or a list. */
+  placeholder?: string;
 }
 
 /** A link that orders the list by one field, one way. */
@@ -81,9 +83,12 @@ export function filterSchema(filter: FilterSpec, lookup: Lookup): Pick<Parameter
   return { schema: valueSchema(filter.kind) };
 }
 
-/** A filter's label for people: the field's label with its lookup's words. */
+const RANGES: ReadonlySet<Lookup> = new Set(['gt', 'gte', 'lt', 'lte']);
+
+/** A filter's label for people: the field's label with its lookup's words (a time's range reads "after", "until"…). */
 export function filterLabel(t: Translate, spec: QuerySpec, field: string, lookup: Lookup): string {
-  return t(`query.lookups.${lookup}`, { label: fieldLabel(t, spec.resource.key, field) });
+  const time = RANGES.has(lookup) && spec.resource.declaration.fields[field]?.kind === 'datetime';
+  return t(`query.lookups.${lookup}${time ? '_time' : ''}`, { label: fieldLabel(t, spec.resource.key, field) });
 }
 
 /** The input a filter gets in the browsable form. */
@@ -98,7 +103,10 @@ export function filterInput(t: Translate, spec: QuerySpec, filter: FilterSpec, l
     return { name, label, type: 'select', value, options };
   }
   const numeric = (filter.kind === 'id' || filter.kind === 'reference') && lookup !== 'in';
-  return { name, label, type: numeric ? 'number' : 'text', value };
+  const input: QueryInput = { name, label, type: numeric ? 'number' : 'text', value };
+  if (filter.kind === 'datetime') input.placeholder = 'YYYY-MM-DDTHH:MM:SS';
+  else if (lookup === 'in') input.placeholder = filter.kind === 'id' || filter.kind === 'reference' ? '1,2' : 'a,b';
+  return input;
 }
 
 /** Ascending and descending links for every field the list may be ordered by; `current` is the order in force. */

@@ -263,7 +263,11 @@ export class SpatieQueryDialect implements QueryDialect {
     const inputs = spec.filters.map((filter) => {
       const kind = filterKind(filter);
       const lookup: Lookup = kind === 'partial' ? 'icontains' : kind === 'operator' ? 'exact' : filter.lookups.includes('in') ? 'in' : 'exact';
-      return filterInput(ctx.t, spec, filter, lookup, `filter[${filter.field}]`, value(filter.field));
+      const input = filterInput(ctx.t, spec, filter, lookup, `filter[${filter.field}]`, value(filter.field));
+      if (kind !== 'operator') return input;
+      // One box takes spatie's operators before each value: `>=2026-01-01T00:00:00Z,<2026-02-01T00:00:00Z`.
+      const operators = operatorsOf(filter);
+      return { ...input, label: ctx.t('query.compare', { label: input.label, operators: operators.join(' ') }), placeholder: `${operators[0] ?? ''}${input.placeholder ?? ''}` };
     });
     if (spec.search.length > 0) inputs.unshift({ name: `filter[${SEARCH_FILTER}]`, label: ctx.t('query.search'), type: 'text', value: value(SEARCH_FILTER) });
     const names = ['sort', 'page', 'cursor', ...inputs.map((input) => input.name)];

@@ -334,7 +334,7 @@ describe('a resource declared in one file (test/fixtures/tag)', () => {
 
     describe('its lists, queried as declared (filters, search, ordering, cursor)', () => {
       const seed = async (): Promise<void> => {
-        for (const [name, description] of [['Rust', 'systems'], ['rusty', 'old iron'], ['Go', 'gophers'], ['TypeScript', 'typed js']]) {
+        for (const [name, description] of [['Rust', 'systems'], ['rusty', 'old iron'], ['Go', 'gophers'], ['TypeScript', 'typed js']] as const) {
           await paginatedCreate({ name, description }).expect(201);
         }
       };

@@ -31,7 +31,7 @@ function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; meth
 }
 
 type Description = {
-  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; parameters?: { name: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object & { anyOf?: object[] }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
+  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object & { anyOf?: object[] }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
   components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
   info: { title: string };
 };
