@@ -12,7 +12,7 @@ import type { PageSizes } from '../resource.js';
 import { decodeCursor, neighbourCursors, readKeysetPage } from './keyset.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
-import { hasParameter, pageSizeParameter } from './rows.js';
+import { cursorParameterDoc, hasParameter, pageSizeParameter, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
 
 export class CursorPagination implements Paginator {
@@ -28,16 +28,7 @@ export class CursorPagination implements Paginator {
   }
 
   schemaParameters(t: Translate): Parameter[] {
-    const { pageSize, maxPageSize } = this.sizes;
-    return [
-      { name: this.cursorParam, in: 'query', description: t('parameters.cursor'), schema: { type: 'string' } },
-      {
-        name: this.pageSizeParam,
-        in: 'query',
-        description: t('parameters.page_size', { default: pageSize, max: maxPageSize }),
-        schema: { type: 'integer', default: pageSize },
-      },
-    ];
+    return [cursorParameterDoc(t, this.cursorParam), sizeParameterDoc(t, this.pageSizeParam, 'page_size', this.sizes)];
   }
 
   schema(item: JsonSchema): JsonSchema {

@@ -13,7 +13,7 @@ import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes, SiteExposure } from '../resource.js';
 import { decodeCursor, neighbourCursors, readKeysetPage } from './keyset.js';
 import { laravelLink, laravelPath } from './links.js';
-import { hasParameter, pageSizeParameter, positiveParameter, readOffsetRows } from './rows.js';
+import { cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type Paginator } from './types.js';
 
 /** The key a list's items are under, as the site wraps them. */
@@ -83,10 +83,9 @@ export class LengthAwarePagination implements Paginator {
   }
 
   schemaParameters(t: Translate): Parameter[] {
-    const { pageSize, maxPageSize } = this.sizes;
     return [
       { name: this.pageParam, in: 'query', description: t('parameters.laravel_page'), schema: { type: 'integer', minimum: 1, default: 1 } },
-      { name: this.perPageParam, in: 'query', description: t('parameters.per_page', { default: pageSize, max: maxPageSize }), schema: { type: 'integer', default: pageSize } },
+      sizeParameterDoc(t, this.perPageParam, 'per_page', this.sizes),
     ];
   }
 
@@ -156,11 +155,7 @@ export class LaravelCursorPagination implements Paginator {
   }
 
   schemaParameters(t: Translate): Parameter[] {
-    const { pageSize, maxPageSize } = this.sizes;
-    return [
-      { name: this.cursorParam, in: 'query', description: t('parameters.cursor'), schema: { type: 'string' } },
-      { name: this.perPageParam, in: 'query', description: t('parameters.per_page', { default: pageSize, max: maxPageSize }), schema: { type: 'integer', default: pageSize } },
-    ];
+    return [cursorParameterDoc(t, this.cursorParam), sizeParameterDoc(t, this.perPageParam, 'per_page', this.sizes)];
   }
 
   schema(item: JsonSchema, exposure: SiteExposure): JsonSchema {

@@ -10,7 +10,7 @@ import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
-import { hasParameter, pageSizeParameter, positiveParameter, readOffsetRows } from './rows.js';
+import { hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
 
 export class LimitOffsetPagination implements Paginator {
@@ -26,9 +26,8 @@ export class LimitOffsetPagination implements Paginator {
   }
 
   schemaParameters(t: Translate): Parameter[] {
-    const { pageSize, maxPageSize } = this.sizes;
     return [
-      { name: this.limitParam, in: 'query', description: t('parameters.limit', { default: pageSize, max: maxPageSize }), schema: { type: 'integer', default: pageSize } },
+      sizeParameterDoc(t, this.limitParam, 'limit', this.sizes),
       { name: this.offsetParam, in: 'query', description: t('parameters.offset'), schema: { type: 'integer', default: 0 } },
     ];
   }

@@ -10,7 +10,7 @@ import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { Row } from '../registry.js';
 import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
-import { hasParameter, pageSizeParameter, readOffsetRows } from './rows.js';
+import { hasParameter, pageSizeParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type OrderedQuery, type Paginator } from './types.js';
 
 export type { OrderedQuery };
@@ -53,7 +53,6 @@ export class PageNumberPagination implements Paginator {
 
   /** The query parameters of a list, as Django REST Framework's get_schema_operation_parameters; texts from the `openapi` catalogue. */
   schemaParameters(t: Translate): Parameter[] {
-    const { pageSize, maxPageSize } = this.sizes;
     return [
       {
         name: this.pageParam,
@@ -62,13 +61,7 @@ export class PageNumberPagination implements Paginator {
         schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', const: 'last' }] },
         example: 1,
       },
-      {
-        name: this.pageSizeParam,
-        in: 'query',
-        description: t('parameters.page_size', { default: pageSize, max: maxPageSize }),
-        // No bounds: larger asks are clamped and the others fall back, never refused.
-        schema: { type: 'integer', default: pageSize },
-      },
+      sizeParameterDoc(t, this.pageSizeParam, 'page_size', this.sizes),
     ];
   }
 

@@ -5,6 +5,8 @@
 import { Op } from 'sequelize';
 import { queryValue, type RequestContext } from '../context.js';
 import type { Row, RowModel } from '../registry.js';
+import type { Translate } from '../i18n.js';
+import type { Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
 import type { OrderedQuery } from './types.js';
 
@@ -58,4 +60,14 @@ export function pageSizeParameter(ctx: RequestContext, name: string, sizes: Page
 
 export function hasParameter(ctx: RequestContext, ...names: string[]): boolean {
   return names.some((name) => ctx.req.query[name] !== undefined);
+}
+
+/** A page size parameter as the API description shows it: no bounds, for larger asks are clamped and the others fall back, never refused. */
+export function sizeParameterDoc(t: Translate, name: string, key: string, { pageSize, maxPageSize }: PageSizes): Parameter {
+  return { name, in: 'query', description: t(`parameters.${key}`, { default: pageSize, max: maxPageSize }), schema: { type: 'integer', default: pageSize } };
+}
+
+/** A cursor parameter as the API description shows it. */
+export function cursorParameterDoc(t: Translate, name: string): Parameter {
+  return { name, in: 'query', description: t('parameters.cursor'), schema: { type: 'string' } };
 }

@@ -3,28 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { FUZZ_SEED, generator, type Random } from '../helpers/random.js';
 
-/** Reproducible randomness: a failing run names its seed, FUZZ_SEED replays it, FUZZ_DEBUG prints the statuses. */
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+/** FUZZ_SEED replays a failing run; FUZZ_DEBUG prints the statuses. */
+const SEED = FUZZ_SEED;
 const REQUESTS = 5200;
 const PARALLEL = 16;
-
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = (): number => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (max: number): number => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  const bytes = (length: number): Buffer => Buffer.from(Array.from({ length }, () => int(256)));
-  return { next, int, pick, bytes };
-}
-type Random = ReturnType<typeof generator>;
 
 const METHODS = ['GET', 'GET', 'POST', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'get', 'G€T', 'X'.repeat(300)];
 const PATHS = [

@@ -1,25 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { apiToken, credentials, useTestApp } from '../../helpers/app.js';
 import { LARAVEL_COMMENTS, seedComments } from '../../helpers/querying.js';
+import { FUZZ_SEED as SEED, generator } from '../../helpers/random.js';
 
-/** Reproducible: a failing run names its seed, FUZZ_SEED replays it. */
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const REQUESTS = 600;
-
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = (): number => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (max: number): number => Math.floor(next() * max);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
-  return { int, pick };
-}
 
 const DRF_NAMES = [
   'user_id', 'user_id__in', 'user_id__isnull', 'owner', 'owner__isnull', 'title', 'title__icontains', 'title__in',
