@@ -15,19 +15,31 @@ export function utcTimestamp(date: Date): string {
   return `${date.toISOString().slice(0, 23)}000Z`;
 }
 
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall-clock parts of an instant in `timeZone`, made once per zone. */
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = zoneFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
 /** `YYYY-MM-DDTHH:MM:SS.ffffff` in `timeZone`, without zone (Django REST Framework with USE_TZ off). */
 export function zonedTimestampFormatter(timeZone: string): (date: Date) => string {
   if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return (date) => utcTimestamp(date).slice(0, -1);
-  const format = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+  const format = zoneFormat(timeZone);
   return (date) => {
     const parts: Record<string, string> = {};
     for (const { type, value } of format.formatToParts(date)) parts[type] = value;
@@ -52,30 +64,11 @@ export function parseTimestamp(text: string): Date | null {
 /** Minutes `timeZone` is ahead of UTC at the instant `date`. */
 function offsetAt(timeZone: string, date: Date): number {
   const parts: Record<string, number> = {};
-  for (const { type, value } of zoneParts(timeZone).formatToParts(date)) parts[type] = Number(value);
+  for (const { type, value } of zoneFormat(timeZone).formatToParts(date)) parts[type] = Number(value);
   const wall = Date.UTC(parts.year ?? 0, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
   return Math.round((wall - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
 }
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-function zoneParts(timeZone: string): Intl.DateTimeFormat {
-  let format = zoneFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    zoneFormats.set(timeZone, format);
-  }
-  return format;
-}
 
 /**
  * As parseTimestamp, but a time written without a zone is a wall-clock time
@@ -85,11 +78,22 @@ export function parseZonedTimestamp(text: string, timeZone: string): Date | null
   const match = TIMESTAMP.exec(text.trim());
   if (!match) return null;
   const naive = match[8] === undefined && timeZone !== 'UTC' && timeZone !== 'Etc/UTC';
-  const instant = parseMatch(match);
-  if (!instant || !naive) return instant;
-  // The zone's offset at the wall-clock time read as UTC, corrected once for a change of offset in between.
-  const first = instant.getTime() - offsetAt(timeZone, instant) * 60_000;
-  return new Date(instant.getTime() - offsetAt(timeZone, new Date(first)) * 60_000);
+  let instant = parseMatch(match);
+  if (instant && naive) {
+    // The zone's offset at the wall-clock time read as UTC, corrected once for a change of offset in between.
+    const first = instant.getTime() - offsetAt(timeZone, instant) * 60_000;
+    instant = new Date(instant.getTime() - offsetAt(timeZone, new Date(first)) * 60_000);
+  }
+  return instant && storable(instant) ? instant : null;
+}
+
+/** Years 1 to 9999 in UTC, what both databases store (and what SQLite's text compares in order). */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+function storable(instant: Date): boolean {
+  const time = instant.getTime();
+  return time >= FIRST_INSTANT && time <= LAST_INSTANT;
 }
 
 function parseMatch(match: RegExpExecArray): Date | null {

@@ -20,6 +20,7 @@ const VALUES = [
   'abc', '%', '_', '\\', "'", '"', '""', "' OR 1=1 --", '"; DROP TABLE comments; --', '%00', '\u0000', 'spring', 'SPRING', 'tea green',
   '"green tea"', '桜', '桜の季節', '👍👍👍', '\ud800', 'x'.repeat(5000), Array.from({ length: 300 }, (_, i) => i).join(','),
   'true', 'false', 'maybe', '2026-01-01', '2026-01-01T00:00:00', '2026-02-30', '>=2024-01-01T00:00:05Z', '<2024-01-01', '<>1', '=>1',
+  '0001-01-01T00:00:00+14:00', '>=0001-01-01T00:00:00+14:00', '9999-12-31T23:59:59-14:00', '<=9999-12-31T23:59:59-14:00', '0001-01-01',
   '>=', 'last', '-id', 'id,-title', '--id', 'body', '-updated_at,id', 'title,id,secret', 'comments.id', 'owner', 'owner,comments',
   'garbage', 'e30', 'eyJpZCI6MSwiX3BvaW50c1RvTmV4dEl0ZW1zIjp0cnVlfQ', 'json', 'api', 'xml',
 ];

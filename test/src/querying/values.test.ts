@@ -45,6 +45,11 @@ describe('filter values by the kind of their field', () => {
     expect(filterValue('datetime', '2026-01-01T09:00:00+09:00', utc)).toEqual({ value: new Date('2026-01-01T00:00:00Z') });
     expect(filterValue('datetime', '2026-02-30', utc)).toEqual({ error: 'enter_datetime' });
     expect(filterValue('datetime', '0000-01-01', utc)).toEqual({ error: 'enter_datetime' });
+    // Instants a database cannot store, once their zone is applied.
+    expect(filterValue('datetime', '0001-01-01T00:00:00+14:00', utc)).toEqual({ error: 'enter_datetime' });
+    expect(filterValue('datetime', '9999-12-31T23:59:59-14:00', utc)).toEqual({ error: 'enter_datetime' });
+    expect(filterValue('datetime', '0001-01-01T00:00:00', (text) => parseZonedTimestamp(text, 'Asia/Tokyo'))).toEqual({ error: 'enter_datetime' });
+    expect(filterValue('datetime', '0001-01-01T00:00:00Z', utc)).toEqual({ value: new Date('0001-01-01T00:00:00Z') });
   });
 
   test('text keeps what it is, but no NUL character', () => {
