@@ -1,4 +1,10 @@
-import { Op, type WhereOptions } from 'sequelize';
+/**
+ * A whole list read a batch at a time, each batch a query of its own that
+ * starts after the last row of the one before (keyset, see
+ * pagination/keyset.ts), so that a list of any length costs the memory of one
+ * batch and each batch starts where the ordering's index says.
+ */
+import { keysetAttributes, keysetCondition, positionOf, whereAfter } from './pagination/keyset.js';
 import type { OrderedQuery } from './pagination/types.js';
 import type { RowModel } from './registry.js';
 import type { FieldDeclaration } from './resource.js';
@@ -6,58 +12,44 @@ import type { FieldDeclaration } from './resource.js';
 /** Rows per query when a whole list is read: about 100 kB of JSON for a comment. */
 export const BATCH_SIZE = 1000;
 
-/**
- * The rows that come after `last` in the query's (total) order: for
- * `a DESC, id ASC`, `a < last.a OR (a = last.a AND id > last.id)`. Each batch
- * then starts where the index says, however far into the list it is.
- */
-export function after(order: OrderedQuery['order'], last: PlainRow): WhereOptions {
-  return {
-    [Op.or]: order.map(([name, direction], position) => {
-      const equalBefore = Object.fromEntries(order.slice(0, position).map(([earlier]) => [earlier, { [Op.eq]: last[earlier] }]));
-      return { ...equalBefore, [name]: { [direction === 'ASC' ? Op.gt : Op.lt]: last[name] } };
-    }),
-  };
-}
-
 /** A row as the driver gives it (`raw: true, nest: true`): included rows nested under their alias. */
 export type PlainRow = Record<string, unknown>;
 
+type Fields = Readonly<Record<string, FieldDeclaration>>;
+
 export interface BatchReading {
   model: RowModel;
+  fields: Fields;
   query: OrderedQuery;
   /** Continue after the last row's values (see `canContinueAfter`), else by OFFSET. */
   keyset: boolean;
   size?: number;
 }
 
-/** Kinds whose values come back from the driver exactly as the database compares them. */
-const EXACT_KINDS: ReadonlySet<FieldDeclaration['kind']> = new Set(['id', 'reference', 'string', 'text']);
-
 /**
- * Whether batches can continue after the last row's values: only when every
- * ordering column is NOT NULL (NULL defeats comparisons) and of a kind whose
- * values round-trip exactly. A time does not: SQLite keeps whatever text was
- * written and PostgreSQL microseconds, while the driver gives milliseconds
- * that Sequelize writes back in its own format. Such lists are read by OFFSET.
+ * Whether batches can continue after the last row's values: when every
+ * ordering column is a declared NOT NULL column (NULL defeats comparisons).
+ * Times compare as the database's own text of them, so they continue too.
+ * Other lists are read by OFFSET.
  */
-export function canContinueAfter(fields: Readonly<Record<string, FieldDeclaration>>, order: OrderedQuery['order']): boolean {
+export function canContinueAfter(fields: Fields, order: OrderedQuery['order']): boolean {
   return order.every(([name]) => {
     const field = fields[name];
-    return field !== undefined && !field.nullable && EXACT_KINDS.has(field.kind);
+    return field !== undefined && !field.nullable;
   });
 }
 
 /**
- * Every row of the query, `size` at a time, each batch a query of its own,
- * as plain values: model instances would cost three times the CPU.
+ * Every row of the query, `size` at a time, as plain values: model instances
+ * would cost three times the CPU.
  */
-export async function* readInBatches({ model, query, keyset, size = BATCH_SIZE }: BatchReading): AsyncGenerator<PlainRow[]> {
+export async function* readInBatches({ model, fields, query, keyset, size = BATCH_SIZE }: BatchReading): AsyncGenerator<PlainRow[]> {
+  const attributes = keysetAttributes(model, query.order, fields);
   let offset = 0;
   let last: PlainRow | undefined;
   for (;;) {
-    const where = last && keyset ? (query.where ? { [Op.and]: [query.where, after(query.order, last)] } : after(query.order, last)) : query.where;
-    const found = await model.findAll({ ...query, where, limit: size, offset: keyset ? 0 : offset, raw: true, nest: true });
+    const place = last && keyset ? keysetCondition(model, query.order, positionOf((name) => last?.[name], query.order, fields)) : undefined;
+    const found = await model.findAll({ ...query, where: whereAfter(query, place), attributes, limit: size, offset: keyset ? 0 : offset, raw: true, nest: true });
     const rows = found as unknown as PlainRow[];
     if (rows.length > 0) yield rows;
     if (rows.length < size) return;

@@ -172,7 +172,7 @@ export class ModelViewSet {
       return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(rows)) };
     }
     const keyset = canContinueAfter(this.resource.declaration.fields, query.order);
-    const batches = readInBatches({ model: this.resource.model, query, keyset });
+    const batches = readInBatches({ model: this.resource.model, fields: this.resource.declaration.fields, query, keyset });
     const represented = (rows: PlainRow[]): Item[] => rows.map((row) => shown(serializer.representPlain(row)));
     // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
     const first = await batches.next();

@@ -9,7 +9,8 @@ import { queryValue, type RequestContext } from '../context.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
-import { decodeCursor, neighbourCursors, readKeysetPage } from './keyset.js';
+import type { Cursor, CursorCodec } from './cursor-codec.js';
+import { neighbours, readKeysetPage } from './keyset.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
 import { cursorParameterDoc, hasParameter, pageSizeParameter, sizeParameterDoc } from './rows.js';
@@ -21,7 +22,10 @@ export class CursorPagination implements Paginator {
   readonly pageSizeParam = 'page_size';
   readonly errors = ['invalid_cursor', 'invalid_host'] as const;
 
-  constructor(readonly sizes: PageSizes) {}
+  constructor(
+    readonly sizes: PageSizes,
+    private readonly cursors: CursorCodec,
+  ) {}
 
   asked(ctx: RequestContext): boolean {
     return hasParameter(ctx, this.cursorParam);
@@ -37,10 +41,11 @@ export class CursorPagination implements Paginator {
 
   async paginate(ctx: RequestContext, { model, fields, query, represent }: ListSource): Promise<unknown> {
     const size = pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
-    const cursor = decodeCursor(queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
+    const cursor = this.cursors.decode(model.name, queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
     const page = await readKeysetPage(model, query, fields, cursor, size);
-    const { next, previous } = neighbourCursors(page, cursor, query.order, fields);
-    const link = (encoded: string | null): string | null => (encoded === null ? null : drfLink(ctx, { [this.cursorParam]: encoded }));
+    const { next, previous } = neighbours(page, cursor, query.order, fields);
+    const link = (place: Cursor | null): string | null =>
+      place === null ? null : drfLink(ctx, { [this.cursorParam]: this.cursors.encode(model.name, query.order, place) });
     return { next: link(next), previous: link(previous), results: represent(page.rows) };
   }
 }

@@ -11,7 +11,8 @@ import { queryValue, type RequestContext } from '../context.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes, SiteExposure } from '../resource.js';
-import { decodeCursor, neighbourCursors, readKeysetPage } from './keyset.js';
+import type { Cursor, CursorCodec } from './cursor-codec.js';
+import { neighbours, readKeysetPage } from './keyset.js';
 import { laravelLink, laravelPath } from './links.js';
 import { cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type Paginator } from './types.js';
@@ -148,6 +149,7 @@ export class LaravelCursorPagination implements Paginator {
   constructor(
     readonly sizes: PageSizes,
     private readonly listKey: ListKey,
+    private readonly cursors: CursorCodec,
   ) {}
 
   asked(ctx: RequestContext): boolean {
@@ -171,10 +173,13 @@ export class LaravelCursorPagination implements Paginator {
 
   async paginate(ctx: RequestContext, { model, fields, query, represent, exposure }: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
-    const cursor = decodeCursor(queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
+    const cursor = this.cursors.decode(model.name, queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
     const page = await readKeysetPage(model, query, fields, cursor, perPage);
-    const { next, previous } = neighbourCursors(page, cursor, query.order, fields);
-    const url = (encoded: string | null): string | null => (encoded === null ? null : laravelLink(ctx, this.cursorParam, encoded));
+    const places = neighbours(page, cursor, query.order, fields);
+    const encoded = (place: Cursor | null): string | null => (place === null ? null : this.cursors.encode(model.name, query.order, place));
+    const next = encoded(places.next);
+    const previous = encoded(places.previous);
+    const url = (value: string | null): string | null => (value === null ? null : laravelLink(ctx, this.cursorParam, value));
     return {
       [this.listKey(exposure)]: represent(page.rows),
       links: { first: null, last: null, prev: url(previous), next: url(next) },

@@ -14,6 +14,7 @@ import { fieldMessagesSchema, withRelatedLists } from '../openapi/fields.js';
 import type { Throttles } from '../throttling.js';
 import { EXAMPLE_TIME, parseZonedTimestamp, zonedTimestampFormatter } from '../timestamps.js';
 import { CursorPagination } from '../pagination/cursor.js';
+import { CursorCodec } from '../pagination/cursor-codec.js';
 import { LimitOffsetPagination } from '../pagination/limit-offset.js';
 import { PageNumberPagination } from '../pagination/page-number.js';
 import type { SitePagination } from '../pagination/types.js';
@@ -39,15 +40,17 @@ function errorBody(t: Translate, error: ApiError): Record<string, unknown> {
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$';
 
 /** Django REST Framework's three paginators; page numbers of 2, up to 5, as the document says. */
-const PAGINATION: SitePagination = {
-  default: 'page',
-  sizes: { pageSize: 2, maxPageSize: 5 },
-  paginators: {
-    page: (sizes) => new PageNumberPagination(sizes),
-    limitOffset: (sizes) => new LimitOffsetPagination(sizes),
-    cursor: (sizes) => new CursorPagination(sizes),
-  },
-};
+function pagination(cursors: CursorCodec): SitePagination {
+  return {
+    default: 'page',
+    sizes: { pageSize: 2, maxPageSize: 5 },
+    paginators: {
+      page: (sizes) => new PageNumberPagination(sizes),
+      limitOffset: (sizes) => new LimitOffsetPagination(sizes),
+      cursor: (sizes) => new CursorPagination(sizes, cursors),
+    },
+  };
+}
 const BROWSER_STATUS: Readonly<Partial<Record<ErrorCode, number>>> = { not_authenticated: 403 };
 
 /** The schema twins of the paginated site's bodies. */
@@ -83,7 +86,7 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
     authenticators: [session, basic],
     throttle: throttles.requests,
     renderers: [jsonRenderer, htmlRenderer],
-    pagination: PAGINATION,
+    pagination: pagination(new CursorCodec(config.secretKey, PAGINATED_SITE)),
     querying: new DrfQueryDialect((text) => parseZonedTimestamp(text, config.timeZone)),
     vary: 'Accept, Accept-Language, Cookie',
     formatTimestamp,

@@ -21,6 +21,7 @@ import { fieldMessagesSchema, representationSchema, withRelatedLists } from '../
 import type { LoginThrottle, Throttles } from '../throttling.js';
 import { EXAMPLE_TIME, parseTimestamp, utcTimestamp } from '../timestamps.js';
 import { LaravelCursorPagination, LengthAwarePagination, type ListKey } from '../pagination/laravel.js';
+import { CursorCodec } from '../pagination/cursor-codec.js';
 import type { SitePagination } from '../pagination/types.js';
 import { SpatieQueryDialect } from '../querying/spatie.js';
 
@@ -35,14 +36,16 @@ const listKey: ListKey = (exposure) => exposure.wrap?.list ?? DEFAULT_WRAP;
  * none): Laravel's paginate() by `page`/`per_page` (15 a page, as Eloquent's
  * default, at most 100) and cursorPaginate() by `cursor`, where an exposure offers them.
  */
-const PAGINATION: SitePagination = {
-  default: 'none',
-  sizes: { pageSize: 15, maxPageSize: 100 },
-  paginators: {
-    page: (sizes) => new LengthAwarePagination(sizes, listKey),
-    cursor: (sizes) => new LaravelCursorPagination(sizes, listKey),
-  },
-};
+function pagination(cursors: CursorCodec): SitePagination {
+  return {
+    default: 'none',
+    sizes: { pageSize: 15, maxPageSize: 100 },
+    paginators: {
+      page: (sizes) => new LengthAwarePagination(sizes, listKey),
+      cursor: (sizes) => new LaravelCursorPagination(sizes, listKey, cursors),
+    },
+  };
+}
 const JSON_MEDIA_TYPE = /[/+]json$/i;
 const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
@@ -162,7 +165,7 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
     throttle: throttles.requests,
     // JSON first: API clients that name no type get JSON; a browser asking for HTML gets the browsable page.
     renderers: [jsonRenderer, htmlRenderer],
-    pagination: PAGINATION,
+    pagination: pagination(new CursorCodec(config.secretKey, TOKEN_SITE)),
     querying: new SpatieQueryDialect(parseTimestamp),
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
     formatTimestamp: utcTimestamp,

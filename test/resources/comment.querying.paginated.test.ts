@@ -337,3 +337,26 @@ describe('querying the comment list at the root (Django REST Framework dialect)'
     expect(res.body.filters).toEqual(expect.arrayContaining(['user_id', 'user_id__in', 'title__icontains', 'updated_at__gte']));
   });
 });
+
+describe('cursor pages when the rows beyond are deleted meanwhile', () => {
+  const alice = credentials('alice');
+  let ids: number[] = [];
+  const t = useTestApp(async (t) => {
+    await t.createUser('alice');
+    ids = await seedComments(t, DRF_COMMENTS);
+  });
+  const get = async (link: string | null): Promise<Listed> => (await t.http.get(local(link) ?? '').auth(...alice)).body as Listed;
+
+  test('an empty page still links back to the page before it, the row the cursor stood on included', async () => {
+    const first = await get('/comments/?cursor=');
+    expect(first.results.map((item) => item.id)).toEqual([ids[5], ids[4]]);
+    // Every row after the first page goes.
+    await t.services.registry.get('Comment').model.destroy({ where: { id: ids.slice(0, 4) } });
+    const empty = await get(first.next);
+    expect(empty.results).toEqual([]);
+    expect(empty.next).toBeNull();
+    const back = await get(empty.previous);
+    expect(back.results.map((item) => item.id)).toEqual([ids[5], ids[4]]);
+    expect(back.previous).toBeNull();
+  });
+});

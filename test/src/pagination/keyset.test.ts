@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { ApiError } from '../../../src/errors.js';
-import { decodeCursor, encodeCursor } from '../../../src/pagination/keyset.js';
+import { CursorCodec } from '../../../src/pagination/cursor-codec.js';
 import { pageWindow } from '../../../src/pagination/laravel.js';
 import { field } from '../../../src/resource.js';
 
@@ -11,39 +11,50 @@ const order: [string, 'ASC' | 'DESC'][] = [
 ];
 
 describe('cursors', () => {
-  test('carry the ordering values and the direction, and read back the same', () => {
-    const cursor = { values: ['2026-01-01 00:00:01.123456+00', 7], forward: false };
-    const encoded = encodeCursor(order, cursor);
+  const codec = new CursorCodec('a secret of this test', 'paginated');
+  const cursor = { values: ['2026-01-01 00:00:01.123456+00', 7], forward: false };
+
+  test('read back the values and the direction they were sealed with', () => {
+    const encoded = codec.encode('Comment', order, cursor);
     expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(JSON.parse(Buffer.from(encoded, 'base64url').toString())).toEqual({ updated_at: '2026-01-01 00:00:01.123456+00', id: 7, _pointsToNextItems: false });
-    expect(decodeCursor(encoded, order, fields)).toEqual(cursor);
+    expect(codec.decode('Comment', encoded, order, fields)).toEqual(cursor);
+    const inclusive = { ...cursor, inclusive: true };
+    expect(codec.decode('Comment', codec.encode('Comment', order, inclusive), order, fields)).toEqual(inclusive);
+  });
+
+  test('show nothing of what they hold', () => {
+    const encoded = codec.encode('Comment', order, cursor);
+    expect(Buffer.from(encoded, 'base64url').toString('latin1')).not.toContain('2026');
+    expect(encoded).not.toBe(codec.encode('Comment', order, cursor));
   });
 
   test('an empty cursor is the first page', () => {
-    expect(decodeCursor('', order, fields)).toBeNull();
+    expect(codec.decode('Comment', '', order, fields)).toBeNull();
   });
 
-  const encode = (payload: unknown): string => Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const sealed = codec.encode('Comment', order, cursor);
+  const flipped = Buffer.from(sealed, 'base64url');
+  flipped[20] = (flipped[20] ?? 0) ^ 1;
   test.each([
     ['not base64', '!!!'],
-    ['not JSON', Buffer.from('nope').toString('base64url')],
-    ['a list', encode([1, 2])],
-    ['without a direction', encode({ updated_at: '2026-01-01 00:00:00', id: 1 })],
-    ['another ordering', encode({ id: 1, updated_at: '2026-01-01 00:00:00', _pointsToNextItems: true })],
-    ['a field too many', encode({ updated_at: '2026-01-01 00:00:00', id: 1, title: 'x', _pointsToNextItems: true })],
-    ['an id as text', encode({ updated_at: '2026-01-01 00:00:00', id: '1', _pointsToNextItems: true })],
-    ['an unsafe id', encode({ updated_at: '2026-01-01 00:00:00', id: 2 ** 60, _pointsToNextItems: true })],
-    ['a time that is no time', encode({ updated_at: "1' OR '1'='1", id: 1, _pointsToNextItems: true })],
-    ['an impossible time', encode({ updated_at: '2026-02-30 25:61:00', id: 1, _pointsToNextItems: true })],
+    ['too short', 'AAAA'],
     ['too long', 'A'.repeat(5000)],
+    ['edited', flipped.toString('base64url')],
+    ['of another list', new CursorCodec('a secret of this test', 'paginated').encode('Tag', order, cursor)],
+    ['of another order', codec.encode('Comment', [['id', 'ASC']], { values: [7], forward: true })],
+    ['of another site', new CursorCodec('a secret of this test', 'token').encode('Comment', order, cursor)],
+    ['under another secret', new CursorCodec('another secret', 'paginated').encode('Comment', order, cursor)],
+    ['holding values of the wrong kinds', codec.encode('Comment', order, { values: ["1' OR '1'='1", '7'], forward: true })],
+    ['holding an impossible time', codec.encode('Comment', order, { values: ['2026-02-30 25:61:00', 7], forward: true })],
+    ['holding too few values', codec.encode('Comment', order, { values: [7], forward: true })],
   ])('%s is the invalid-cursor error', (_name, encoded) => {
-    expect(() => decodeCursor(encoded, order, fields)).toThrow(new ApiError('invalid_cursor'));
+    expect(() => codec.decode('Comment', encoded, order, fields)).toThrow(new ApiError('invalid_cursor'));
   });
 
   test('a boolean or text ordering carries its own kind', () => {
     const mixed: [string, 'ASC' | 'DESC'][] = [['done', 'ASC'], ['title', 'ASC'], ['id', 'ASC']];
-    const cursor = { values: [true, 'a "title"', 3], forward: true };
-    expect(decodeCursor(encodeCursor(mixed, cursor), mixed, fields)).toEqual(cursor);
+    const place = { values: [true, 'a "title"', 3], forward: true };
+    expect(codec.decode('Comment', codec.encode('Comment', mixed, place), mixed, fields)).toEqual(place);
   });
 });
 
