@@ -59,3 +59,27 @@ export function requestUrl(req: Request): URL {
     throw new ApiError('invalid_host');
   }
 }
+
+const parsedQueries = new WeakMap<Request, [string, string][]>();
+
+/**
+ * The request's query as name/value pairs in order, decoded once: `+` is a
+ * space, as Django and PHP read it. The express query parser is left alone
+ * for the seeds' parameters; the dialects need the names exactly as sent.
+ */
+export function queryPairs(req: Request): [string, string][] {
+  let pairs = parsedQueries.get(req);
+  if (!pairs) {
+    const at = req.originalUrl.indexOf('?');
+    pairs = at < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
+    parsedQueries.set(req, pairs);
+  }
+  return pairs;
+}
+
+/** The last value sent for `name`, as Django's QueryDict.get and PHP read a repeated parameter. */
+export function lastValue(pairs: readonly [string, string][], name: string): string | undefined {
+  let found: string | undefined;
+  for (const [key, value] of pairs) if (key === name) found = value;
+  return found;
+}

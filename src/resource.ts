@@ -81,7 +81,8 @@ export interface FieldRules {
   required?: boolean;
 }
 
-export type Ordering = readonly (readonly [field: string, direction: 'ASC' | 'DESC'])[];
+export type Direction = 'ASC' | 'DESC';
+export type Ordering = readonly (readonly [field: string, direction: Direction])[];
 
 export interface PageSizes {
   pageSize: number;

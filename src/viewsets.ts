@@ -93,8 +93,12 @@ export class ModelViewSet {
     const defaultStyle = declared.default ?? site.pagination.default;
     this.defaultPaginator = defaultStyle === 'none' ? null : make(defaultStyle);
     if (defaultStyle !== 'none' && !this.defaultPaginator) throw new Error(`${resource.declaration.name}: site ${site.name} has no ${defaultStyle} pagination`);
-    // A style the site does not speak (limit/offset under /api) is not offered there.
-    const chosen = PAGINATION_STYLES.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).flatMap((style) => make(style) ?? []);
+    const chosen = PAGINATION_STYLES.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).map((style) => {
+      const paginator = make(style);
+      // Limit/offset under /api, say: Laravel has no such paginator.
+      if (!paginator) throw new Error(`${resource.declaration.name}: site ${site.name} has no ${style} pagination`);
+      return paginator;
+    });
     this.paginators = [...(this.defaultPaginator ? [this.defaultPaginator] : []), ...chosen];
   }
 

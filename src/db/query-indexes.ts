@@ -6,7 +6,6 @@
  * still answers, slowly): the server warns at start and the tests fail.
  */
 import type { QueryInterface } from 'sequelize';
-import { effectiveQuery } from '../querying/declaration.js';
 import type { ListQuery, ResourceDeclaration } from '../resource.js';
 import { textIndexColumns, trigramIndexName } from './text-index.js';
 
@@ -21,7 +20,8 @@ export interface MissingIndex {
 export function neededIndexes(declaration: ResourceDeclaration): { ordered: Set<string>; text: Set<string> } {
   const queries: ListQuery[] = [
     ...(declaration.query ? [declaration.query] : []),
-    ...Object.values(declaration.sites ?? {}).map((exposure) => effectiveQuery(declaration, exposure)),
+    // Each exposure's own keys over the resource's, as the sites read them.
+    ...Object.values(declaration.sites ?? {}).map((exposure): ListQuery => ({ ...declaration.query, ...exposure.query })),
   ];
   const ordered = new Set<string>();
   const text = new Set<string>();

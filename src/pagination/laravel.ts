@@ -116,11 +116,11 @@ export class LengthAwarePagination implements Paginator {
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const offset = (current - 1) * perPage;
     const rows = current > lastPage ? [] : await readOffsetRows(model, query, offset, Math.min(perPage, total - offset), total);
-    const url = (page: number): string => laravelLink(ctx, this.pageParam, String(page));
+    const url = (page: number): string => laravelLink(ctx, { [this.pageParam]: String(page) });
     const prev = current > 1 ? url(current - 1) : null;
     const next = current < lastPage ? url(current + 1) : null;
     const pages = pageWindow(current, lastPage).map((page): PageLink =>
-      page === null ? { url: null, label: '...', active: false } : { url: url(page), label: String(page), active: page === current },
+      page === null ? { url: null, label: ctx.t('pagination.gap'), active: false } : { url: url(page), label: String(page), active: page === current },
     );
     const links = [{ url: prev, label: ctx.t('pagination.previous'), active: false }, ...pages, { url: next, label: ctx.t('pagination.next'), active: false }];
     return {
@@ -179,7 +179,7 @@ export class LaravelCursorPagination implements Paginator {
     const encoded = (place: Cursor | null): string | null => (place === null ? null : this.cursors.encode(model.name, query.order, place));
     const next = encoded(places.next);
     const previous = encoded(places.previous);
-    const url = (value: string | null): string | null => (value === null ? null : laravelLink(ctx, this.cursorParam, value));
+    const url = (value: string | null): string | null => (value === null ? null : laravelLink(ctx, { [this.cursorParam]: value }));
     return {
       [this.listKey(exposure)]: represent(page.rows),
       links: { first: null, last: null, prev: url(previous), next: url(next) },

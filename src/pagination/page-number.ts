@@ -10,12 +10,10 @@ import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { Row } from '../registry.js';
 import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
-import { hasParameter, pageSizeParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
+import { hasParameter, pageSizeParameter, POSITIVE, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type OrderedQuery, type Paginator } from './types.js';
 
 export type { OrderedQuery };
-
-const POSITIVE = /^\d+$/;
 
 export interface PageLinks {
   count: number;

@@ -12,7 +12,7 @@ import type { OrderedQuery } from './types.js';
 
 /** Up to this many skipped rows, a page is one query; deeper ones look their ids up first. */
 const DIRECT_OFFSET_LIMIT = 1000;
-const POSITIVE = /^\d+$/;
+export const POSITIVE = /^\d+$/;
 
 export function reversed(order: OrderedQuery['order']): OrderedQuery['order'] {
   return order.map(([name, direction]) => [name, direction === 'ASC' ? 'DESC' : 'ASC']);

@@ -11,11 +11,8 @@ import type { ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { Row, RowModel } from '../registry.js';
-import type { FieldDeclaration, PageSizes, PaginationStyle, SiteExposure } from '../resource.js';
+import type { Direction, FieldDeclaration, PageSizes, PaginationStyle, SiteExposure } from '../resource.js';
 import type { Item } from '../site.js';
-import type { Direction } from '../querying/spec.js';
-
-export type { Direction };
 
 /** A list query whose order is total (it ends with the primary key), so that it can be read backwards and continued. */
 export interface OrderedQuery extends FindOptions {

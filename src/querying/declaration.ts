@@ -6,7 +6,8 @@
  */
 import type { FieldDeclaration, ListQuery, Lookup, ResourceDeclaration, SiteExposure } from '../resource.js';
 
-const RANGES: readonly Lookup[] = ['gt', 'gte', 'lt', 'lte'];
+/** The lookups that compare by order: numbers and times. */
+export const RANGES: readonly Lookup[] = ['gt', 'gte', 'lt', 'lte'];
 
 /** Which lookups make sense for each kind of field (ranges on numbers and times, substrings on text). */
 export const LOOKUPS_BY_KIND: Readonly<Record<FieldDeclaration['kind'], readonly Lookup[]>> = {
@@ -61,7 +62,8 @@ function assertQuery(declaration: ResourceDeclaration, where: string, query: Lis
     if (field.kind !== 'string' && field.kind !== 'text') fail(declaration, `${where}.search`, `names "${name}", which is no text field`);
   }
   for (const name of query.orderingFields ?? []) column(declaration, `${where}.orderingFields`, name);
-  const aliases = new Set(Object.values(declaration.fields).flatMap((field) => (field.kind === 'reference' ? [field.as] : [])));
+  // A hidden reference is not shown, so neither is the row it points at.
+  const aliases = new Set(Object.values(declaration.fields).flatMap((field) => (field.kind === 'reference' && !field.hidden ? [field.as] : [])));
   for (const name of query.expand ?? []) {
     if (!aliases.has(name)) fail(declaration, `${where}.expand`, `names "${name}", which is no reference's \`as\` name`);
   }
@@ -88,5 +90,6 @@ export function assertListQueries(declaration: ResourceDeclaration): void {
     for (const size of [pageSize, maxPageSize]) {
       if (size !== undefined && !(Number.isInteger(size) && size >= 1)) fail(declaration, `sites.${site}.pagination`, 'sizes must be positive integers');
     }
+    if (pageSize !== undefined && maxPageSize !== undefined && pageSize > maxPageSize) fail(declaration, `sites.${site}.pagination`, 'pageSize is above maxPageSize');
   }
 }

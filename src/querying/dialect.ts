@@ -10,8 +10,8 @@ import { fieldLabel } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { FieldDeclaration, Lookup } from '../resource.js';
-import { drfLink } from '../pagination/links.js';
 import type { FilterSpec, ItemRequest, ListRequest, QuerySpec } from './spec.js';
+import { RANGES } from './declaration.js';
 import { MAX_FILTER_VALUES } from './values.js';
 
 /** One input of the browsable page's filter form. */
@@ -83,11 +83,9 @@ export function filterSchema(filter: FilterSpec, lookup: Lookup): Pick<Parameter
   return { schema: valueSchema(filter.kind) };
 }
 
-const RANGES: ReadonlySet<Lookup> = new Set(['gt', 'gte', 'lt', 'lte']);
-
 /** A filter's label for people: the field's label with its lookup's words (a time's range reads "after", "until"…). */
 export function filterLabel(t: Translate, spec: QuerySpec, field: string, lookup: Lookup): string {
-  const time = RANGES.has(lookup) && spec.resource.declaration.fields[field]?.kind === 'datetime';
+  const time = RANGES.includes(lookup) && spec.resource.declaration.fields[field]?.kind === 'datetime';
   return t(`query.lookups.${lookup}${time ? '_time' : ''}`, { label: fieldLabel(t, spec.resource.key, field) });
 }
 
@@ -104,16 +102,19 @@ export function filterInput(t: Translate, spec: QuerySpec, filter: FilterSpec, l
   }
   const numeric = (filter.kind === 'id' || filter.kind === 'reference') && lookup !== 'in';
   const input: QueryInput = { name, label, type: numeric ? 'number' : 'text', value };
-  if (filter.kind === 'datetime') input.placeholder = 'YYYY-MM-DDTHH:MM:SS';
-  else if (lookup === 'in') input.placeholder = filter.kind === 'id' || filter.kind === 'reference' ? '1,2' : 'a,b';
+  if (filter.kind === 'datetime') input.placeholder = t('query.placeholders.time');
+  else if (lookup === 'in') input.placeholder = t(filter.kind === 'id' || filter.kind === 'reference' ? 'query.placeholders.numbers' : 'query.placeholders.words');
   return input;
 }
+
+/** The request's URL with some parameters set or left out, in an ecosystem's way (see pagination/links.ts). */
+export type LinkMaker = (ctx: RequestContext, changes: Record<string, string | null>) => string;
 
 /** Ascending and descending links for every field the list may be ordered by; `current` is the order in force. */
 export function orderingLinks(
   ctx: RequestContext,
   spec: QuerySpec,
-  param: string,
+  { param, link }: { param: string; link: LinkMaker },
   current: ListRequest['ordering'],
 ): OrderingLink[] {
   const [first] = current ?? [];
@@ -121,7 +122,7 @@ export function orderingLinks(
     (['ASC', 'DESC'] as const).map((direction) => {
       const value = direction === 'ASC' ? field : `-${field}`;
       const label = ctx.t(direction === 'ASC' ? 'query.ascending' : 'query.descending', { label: fieldLabel(ctx.t, spec.resource.key, field) });
-      const href = drfLink(ctx, { [param]: value, page: null, cursor: null, offset: null });
+      const href = link(ctx, { [param]: value, page: null, cursor: null, offset: null });
       return { label, href, active: first?.[0] === field && first[1] === direction };
     }),
   );

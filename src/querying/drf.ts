@@ -6,7 +6,6 @@
  * drf-flex-fields' `?fields=` and `?expand=`. An empty value is no filter; a
  * value of the wrong kind is django-filter's 400 naming the parameter.
  */
-import type { RequestContext } from '../context.js';
 import { FieldErrors, type ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
@@ -15,7 +14,8 @@ import { parseBoolean } from '../serializers.js';
 import { drfLink } from '../pagination/links.js';
 import { filterInput, filterLabel, filterSchema, orderingLinks, type QueryDialect, type QueryForm, type QueryInput } from './dialect.js';
 import type { Condition, FilterSpec, FilterValue, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
-import { filterValue, lastValue, MAX_FILTER_VALUES, queryPairs, searchTerms } from './values.js';
+import { lastValue, queryPairs, type RequestContext } from '../context.js';
+import { commaList, filterValue, MAX_FILTER_VALUES, searchTerms } from './values.js';
 
 const SEARCH = 'search';
 const ORDERING = 'ordering';
@@ -32,10 +32,6 @@ function parameterNames(filter: FilterSpec, lookup: Lookup): string[] {
   const names = [parameterName(filter.field, lookup)];
   if (filter.alias) names.push(parameterName(filter.alias, lookup));
   return names;
-}
-
-function commaList(text: string): string[] {
-  return text.split(',').map((part) => part.trim()).filter((part) => part !== '');
 }
 
 type ReadCondition = { condition: Condition } | { error: Parameters<FieldErrors['add']>[1]; params?: Record<string, number> } | null;
@@ -176,6 +172,6 @@ export class DrfQueryDialect implements QueryDialect {
     }
     const names = [SEARCH, ORDERING, 'page', 'cursor', 'offset', ...inputs.map((input) => input.name)];
     const clearHref = drfLink(ctx, Object.fromEntries(names.map((name) => [name, null])));
-    return { inputs, ordering: orderingLinks(ctx, spec, ORDERING, request.ordering), clearHref };
+    return { inputs, ordering: orderingLinks(ctx, spec, { param: ORDERING, link: drfLink }, request.ordering), clearHref };
   }
 }

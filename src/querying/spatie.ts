@@ -7,15 +7,16 @@
  * and `include=owner`. A name the list does not allow is spatie's 400; a
  * value of the wrong kind, Laravel's 422 naming `filter.<field>`.
  */
-import type { RequestContext } from '../context.js';
 import { ApiError, FieldErrors, type ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
 import type { Lookup } from '../resource.js';
-import { drfLink } from '../pagination/links.js';
+import { laravelLink } from '../pagination/links.js';
 import { filterInput, filterLabel, orderingLinks, valueSchema, type QueryDialect, type QueryForm } from './dialect.js';
 import type { Condition, FilterSpec, FilterValue, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
-import { filterValue, MAX_FILTER_VALUES, queryPairs, searchTerms } from './values.js';
+import { queryPairs, type RequestContext } from '../context.js';
+import { RANGES } from './declaration.js';
+import { commaList, filterValue, MAX_FILTER_VALUES, searchTerms } from './values.js';
 
 const SEARCH_FILTER = 'search';
 /** The `fields` key of the listed rows' own type when the client names none (`fields=id,title`). */
@@ -30,7 +31,6 @@ const OPERATORS: readonly [string, Lookup | null][] = [
   ['<', 'lt'],
   ['=', 'exact'],
 ];
-const RANGES: ReadonlySet<Lookup> = new Set(['gt', 'gte', 'lt', 'lte']);
 
 /** The spatie parameters of a request, as PHP reads `name[key]=…` and `name[]=…`. */
 interface SpatieParameters {
@@ -41,10 +41,6 @@ interface SpatieParameters {
 }
 
 const BRACKETS = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
-
-function split(value: string): string[] {
-  return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
-}
 
 /**
  * PHP's reading: a later `name=` replaces an earlier one, `name[]=` adds to
@@ -59,13 +55,13 @@ function readParameters(pairs: [string, string][]): SpatieParameters {
     const keys = [...brackets.matchAll(/\[([^[\]]*)\]/g)].map(([, key = '']) => key);
     const appended = keys.length > (base === 'filter' || base === 'fields' ? 1 : 0);
     if ((base === 'sort' || base === 'include') && keys.length <= 1) {
-      const list = appended ? [...(read[base] ?? []), ...split(value)] : split(value);
+      const list = appended ? [...(read[base] ?? []), ...commaList(value)] : commaList(value);
       read[base] = list;
     } else if (base === 'filter' && keys.length >= 1 && keys[0]) {
       const known = read.filter.get(keys[0]);
       read.filter.set(keys[0], appended && known ? [...known, value] : [value]);
     } else if (base === 'fields') {
-      read.fields.set(keys[0] || OWN_TYPE, split(value));
+      read.fields.set(keys[0] || OWN_TYPE, commaList(value));
     }
   }
   return read;
@@ -74,7 +70,7 @@ function readParameters(pairs: [string, string][]): SpatieParameters {
 /** What kind of spatie filter a declared filter is: partial text, an operator, or exact. */
 function filterKind(filter: FilterSpec): 'partial' | 'operator' | 'exact' {
   if (filter.lookups.includes('icontains')) return 'partial';
-  if (filter.lookups.some((lookup) => RANGES.has(lookup))) return 'operator';
+  if (filter.lookups.some((lookup) => RANGES.includes(lookup))) return 'operator';
   return 'exact';
 }
 
@@ -96,7 +92,7 @@ export class SpatieQueryDialect implements QueryDialect {
   /** The conditions of one filter's values, or a field error for the first bad one. */
   private readFilter(filter: FilterSpec, texts: readonly string[], errors: FieldErrors): Condition[] {
     const name = `filter.${filter.field}`;
-    const values = texts.flatMap(split);
+    const values = texts.flatMap(commaList);
     if (values.length === 0) return filter.lookups.includes('isnull') ? [{ field: filter.field, lookup: 'isnull', values: [true] }] : [];
     if (values.length > MAX_FILTER_VALUES) {
       errors.add(name, 'too_many_values', { max: MAX_FILTER_VALUES });
@@ -191,11 +187,11 @@ export class SpatieQueryDialect implements QueryDialect {
 
   listRequest(ctx: RequestContext, spec: QuerySpec): ListRequest {
     const parameters = readParameters(queryPairs(ctx.req));
-    // spatie checks includes, filters, fields, then sorts, each refusing the first unknown name it meets.
-    const expand = this.includes(parameters, spec);
+    // In the order a route calls allowedFilters, allowedSorts, allowedFields, allowedIncludes: each refuses at once.
     const { conditions, search } = this.filters(parameters, spec);
+    const ordering = this.sorts(parameters, spec);
     const fields = this.fields(parameters, spec);
-    return { conditions, search, ordering: this.sorts(parameters, spec), fields, expand };
+    return { conditions, search, ordering, fields, expand: this.includes(parameters, spec) };
   }
 
   itemParameters(spec: QuerySpec, t: Translate): Parameter[] {
@@ -270,8 +266,7 @@ export class SpatieQueryDialect implements QueryDialect {
       return { ...input, label: ctx.t('query.compare', { label: input.label, operators: operators.join(' ') }), placeholder: `${operators[0] ?? ''}${input.placeholder ?? ''}` };
     });
     if (spec.search.length > 0) inputs.unshift({ name: `filter[${SEARCH_FILTER}]`, label: ctx.t('query.search'), type: 'text', value: value(SEARCH_FILTER) });
-    const names = ['sort', 'page', 'cursor', ...inputs.map((input) => input.name)];
-    const clearHref = drfLink(ctx, Object.fromEntries(names.map((name) => [name, null])));
-    return { inputs, ordering: orderingLinks(ctx, spec, 'sort', request.ordering), clearHref };
+    const clearHref = laravelLink(ctx, { filter: null, sort: null, page: null, cursor: null });
+    return { inputs, ordering: orderingLinks(ctx, spec, { param: 'sort', link: laravelLink }, request.ordering), clearHref };
   }
 }

@@ -5,7 +5,7 @@
  * these, so both sites filter, search and order with the same SQL.
  */
 import type { BoundResource } from '../registry.js';
-import type { FieldDeclaration, Lookup, SiteExposure } from '../resource.js';
+import type { Direction, FieldDeclaration, Lookup, SiteExposure } from '../resource.js';
 import { effectiveQuery } from './declaration.js';
 
 export interface FilterSpec {
@@ -30,7 +30,6 @@ export interface QuerySpec {
   type: string;
 }
 
-export type Direction = 'ASC' | 'DESC';
 export type OrderTerm = [field: string, direction: Direction];
 /** A value a filter compares with: a number (ids), text, a boolean (isnull) or an instant. */
 export type FilterValue = string | number | boolean | Date;

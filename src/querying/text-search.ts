@@ -46,6 +46,8 @@ export class TextSearch {
     if (!found) {
       found = textIndexColumns(this.sequelize.getQueryInterface(), table);
       this.covered.set(table, found);
+      // None yet (a server started before the migration that makes it): asked again next time.
+      void found.then((columns) => columns.size === 0 && this.covered.delete(table));
     }
     return found;
   }

@@ -4,7 +4,6 @@
  * django-filter value; and a search's text cut into terms, as Django REST
  * Framework's SearchFilter cuts it.
  */
-import type { Request } from 'express';
 import type { FieldErrorCode } from '../errors.js';
 import { parseBoolean } from '../serializers.js';
 import type { FieldDeclaration } from '../resource.js';
@@ -53,6 +52,11 @@ export function filterValue(kind: FieldDeclaration['kind'], text: string, parseT
   }
 }
 
+/** A comma-separated list, each part trimmed, the empty ones dropped. */
+export function commaList(text: string): string[] {
+  return text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+}
+
 /**
  * Django's smart_split: words apart at white space, a quoted phrase kept
  * whole (with its backslash escapes), quotes inside a word part of it.
@@ -81,28 +85,4 @@ export function searchTerms(text: string): string[] {
     else terms.push(...term.split(',').map((part) => part.trim()));
   }
   return terms.filter((term) => term !== '').slice(0, MAX_SEARCH_TERMS);
-}
-
-const parsedQueries = new WeakMap<Request, [string, string][]>();
-
-/**
- * The request's query as name/value pairs in order, decoded once: `+` is a
- * space, as Django and PHP read it. The express query parser is left alone
- * for the seeds' parameters; the dialects need the names exactly as sent.
- */
-export function queryPairs(req: Request): [string, string][] {
-  let pairs = parsedQueries.get(req);
-  if (!pairs) {
-    const at = req.originalUrl.indexOf('?');
-    pairs = at < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
-    parsedQueries.set(req, pairs);
-  }
-  return pairs;
-}
-
-/** The last value sent for `name`, as Django's QueryDict.get and PHP read a repeated parameter. */
-export function lastValue(pairs: readonly [string, string][], name: string): string | undefined {
-  let found: string | undefined;
-  for (const [key, value] of pairs) if (key === name) found = value;
-  return found;
 }

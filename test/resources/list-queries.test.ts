@@ -3,7 +3,9 @@ import comment from '../../resources/comment.js';
 import { missingQueryIndexes, neededIndexes } from '../../src/db/query-indexes.js';
 import { loadDeclarations } from '../../src/registry.js';
 import { defineResource, field, type ListQuery } from '../../src/resource.js';
-import { useTestApp } from '../helpers/app.js';
+import { createApp } from '../../src/app.js';
+import { createServices } from '../../src/services.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 
 describe('list queries in the declarations', () => {
   test('the comment lists are filtered by owner, title and times, searched in title and body, ordered by four fields', () => {
@@ -33,6 +35,21 @@ describe('list queries in the declarations', () => {
     });
   });
 
+  test('a page style the site does not speak fails when the app is made', async () => {
+    const odd = defineResource({
+      name: 'Odd',
+      table: 'odd',
+      fields: { id: field.id() },
+      sites: { token: { path: 'odd', actions: ['list'], fields: ['id'], pagination: { styles: ['limitOffset'] } } },
+    });
+    const services = await createServices(testConfig(), { declarations: [...(await loadDeclarations()), odd], migrate: false });
+    try {
+      expect(() => createApp(services)).toThrow('Odd: site token has no limitOffset pagination');
+    } finally {
+      await services.close();
+    }
+  });
+
   describe('mistakes fail when the declaration loads', () => {
     const declare = (query: ListQuery, extra: object = {}) =>
       defineResource({
@@ -54,6 +71,16 @@ describe('list queries in the declarations', () => {
       ['ordering by a hidden field', { orderingFields: ['secret'] }, 'query.orderingFields names hidden field "secret"'],
     ])('%s', (_what, query, message) => {
       expect(() => declare(query)).toThrow(message);
+    });
+
+    test('a hidden reference cannot be expanded', () => {
+      const fields = { id: field.id(), reviewer: field.reference('User', { as: 'reviewer', hidden: true, nullable: true, onDelete: 'SET NULL' }) };
+      expect(() => defineResource({ name: 'Secretive', table: 'secretive', fields, query: { expand: ['reviewer'] } })).toThrow('names "reviewer", which is no reference');
+    });
+
+    test('a page size above its maximum is refused', () => {
+      const sites = { paginated: { path: 'broken', actions: ['list'] as const, fields: ['id'], pagination: { pageSize: 10, maxPageSize: 5 } } };
+      expect(() => declare({}, { sites })).toThrow('pageSize is above maxPageSize');
     });
 
     test('a cursor cannot follow a field that may be null', () => {
