@@ -61,6 +61,11 @@ describe('querying the comment list at the root (Django REST Framework dialect)'
       expect(idsOf((await list('?search=spring,tea')).body)).toEqual(seeded(2));
     });
 
+    test("the links escape as Python's urlencode does", async () => {
+      const { body } = await list(`?x=${encodeURIComponent('*~ a')}`);
+      expect(local(body.next)).toBe('/comments/?page=2&x=%2A~+a');
+    });
+
     test('search, ordering and page size combine, and the links keep them sorted by name', async () => {
       const { body } = await list('?search=spring&ordering=id&page_size=1');
       expect(body.count).toBe(2);

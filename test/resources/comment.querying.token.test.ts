@@ -215,6 +215,11 @@ describe('querying the comment list under /api (spatie dialect)', () => {
       expect(local(body.links.next)).toBe('/api/comments?filter%5Btitle%5D=s&per_page=2&page=2');
     });
 
+    test("the links rebuild the client's parameters as PHP reads them: arrays together, RFC 3986 escapes", async () => {
+      const body = await page(`?filter[title]=s&per_page=1&filter[user_id]=1&x=${encodeURIComponent('*~ a')}`);
+      expect(local(body.links.next)).toBe('/api/comments?filter%5Btitle%5D=s&filter%5Buser_id%5D=1&per_page=1&x=%2A~%20a&page=2');
+    });
+
     test('many pages are linked as Laravel does: the first two, a window, the last two', async () => {
       const body = await page('?per_page=1&page=5');
       const labels = (body.meta.links as Item[]).map((link) => link.label);
