@@ -1,17 +1,26 @@
 import type { Migration } from '../../src/db/migrator.js';
+import { createRowCounter, dropRowCounter } from '../../src/db/row-counter.js';
 import { createTextIndex, dropTextIndex } from '../../src/db/text-index.js';
 
-// What the comment lists may be filtered and ordered by (resources/comment.ts, `query`) leads an index:
-// user_id and updated_at already do (0002); the tie-break id rides along, so each order reads its index alone.
+// What the comment lists may be filtered and ordered by (resources/comment.ts, `query`) leads an index, and the
+// tie-break id rides along, so each order reads its index alone. An owner's list in the root site's order
+// reads its own stretch of (user_id, updated_at, id), which also serves what (user_id) served.
 export const up: Migration = async ({ context: db }) => {
   await db.addIndex('comments', ['title', 'id'], { name: 'comments_title_id' });
   await db.addIndex('comments', ['created_at', 'id'], { name: 'comments_created_at_id' });
+  await db.addIndex('comments', ['user_id', 'updated_at', 'id'], { name: 'comments_user_id_updated_at_id' });
+  await db.removeIndex('comments', 'comments_user_id');
   // Search and title__icontains: a trigram index (SQLite FTS5, PostgreSQL pg_trgm).
   await createTextIndex(db, 'comments', ['title', 'body']);
+  // Every page shows the list's count: PostgreSQL keeps it as rows come and go (a no-op on SQLite).
+  await createRowCounter(db, 'comments');
 };
 
 export const down: Migration = async ({ context: db }) => {
+  await dropRowCounter(db, 'comments');
   await dropTextIndex(db, 'comments', ['title', 'body']);
+  await db.addIndex('comments', ['user_id'], { name: 'comments_user_id' });
+  await db.removeIndex('comments', 'comments_user_id_updated_at_id');
   await db.removeIndex('comments', 'comments_created_at_id');
   await db.removeIndex('comments', 'comments_title_id');
 };

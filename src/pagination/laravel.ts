@@ -14,7 +14,7 @@ import type { PageSizes, SiteExposure } from '../resource.js';
 import type { Cursor, CursorCodec } from './cursor-codec.js';
 import { neighbours, readKeysetPage } from './keyset.js';
 import { laravelLink, laravelPath } from './links.js';
-import { cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
+import { countRows, cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type Paginator } from './types.js';
 
 /** The key a list's items are under, as the site wraps them. */
@@ -112,7 +112,7 @@ export class LengthAwarePagination implements Paginator {
   async paginate(ctx: RequestContext, { model, query, represent, exposure }: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
     const current = Math.max(1, positiveParameter(ctx, this.pageParam) ?? 1);
-    const total = await model.count({ where: query.where });
+    const total = await countRows(model, query.where);
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const offset = (current - 1) * perPage;
     const rows = current > lastPage ? [] : await readOffsetRows(model, query, offset, Math.min(perPage, total - offset), total);

@@ -10,7 +10,7 @@ import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
-import { hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
+import { countRows, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
 
 export class LimitOffsetPagination implements Paginator {
@@ -47,7 +47,7 @@ export class LimitOffsetPagination implements Paginator {
   async paginate(ctx: RequestContext, { model, query, represent }: ListSource): Promise<unknown> {
     const limit = this.getLimit(ctx);
     const offset = this.getOffset(ctx);
-    const count = await model.count({ where: query.where });
+    const count = await countRows(model, query.where);
     const rows = await readOffsetRows(model, query, offset, Math.min(limit, count - offset), count);
     return { count, next: this.nextLink(ctx, limit, offset, count), previous: this.previousLink(ctx, limit, offset), results: represent(rows) };
   }

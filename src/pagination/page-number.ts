@@ -10,7 +10,7 @@ import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { Row } from '../registry.js';
 import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
-import { hasParameter, pageSizeParameter, POSITIVE, readOffsetRows, sizeParameterDoc } from './rows.js';
+import { countRows, hasParameter, pageSizeParameter, POSITIVE, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type OrderedQuery, type Paginator } from './types.js';
 
 export type { OrderedQuery };
@@ -84,7 +84,7 @@ export class PageNumberPagination implements Paginator {
 
   async page(ctx: RequestContext, { model, query }: Pick<ListSource, 'model' | 'query'>): Promise<Page> {
     const size = this.getPageSize(ctx);
-    const count = await model.count({ where: query.where });
+    const count = await countRows(model, query.where);
     // An empty table still has its first page.
     const pageCount = Math.max(1, Math.ceil(count / size));
     const number = this.getPageNumber(ctx, pageCount);

@@ -2,7 +2,8 @@
  * Reading the rows of one page by position (page numbers, limit and offset),
  * and the query parameters a size or position is given in.
  */
-import { Op } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
+import { rowCounts } from '../db/row-counter.js';
 import { queryValue, type RequestContext } from '../context.js';
 import type { Row, RowModel } from '../registry.js';
 import type { Translate } from '../i18n.js';
@@ -42,6 +43,15 @@ export async function readOffsetRows(model: RowModel, query: OrderedQuery, offse
     rows = ids.length === 0 ? [] : await model.findAll({ ...query, order, where });
   }
   return fromEnd ? rows.reverse() : rows;
+}
+
+/** The rows a list's condition keeps; the whole table's count comes from its counter where one is kept (src/db/row-counter.ts). */
+export async function countRows(model: RowModel, where: WhereOptions | undefined): Promise<number> {
+  if (where === undefined && model.sequelize) {
+    const kept = await rowCounts(model.sequelize).count(model.getTableName() as string);
+    if (kept !== null) return kept;
+  }
+  return model.count({ where });
 }
 
 /** A whole number a client sent; undefined when absent, not digits, or past what a page can be. */

@@ -1,0 +1,49 @@
+import { describe, expect, test } from '@jest/globals';
+import { rowCounts } from '../../../src/db/row-counter.js';
+import { credentials, useTestApp } from '../../helpers/app.js';
+
+/** PostgreSQL keeps the comments' count as rows come and go; SQLite counts them each time. Either way the list's count is exact. */
+describe("a list's count of the whole table", () => {
+  const alice = credentials('alice');
+  const t = useTestApp(async (t) => {
+    await t.createUser('alice');
+  });
+  const comments = () => t.services.registry.get('Comment').model;
+  const listed = async (): Promise<number> => (await t.http.get('/comments/').auth(...alice)).body.count as number;
+  const kept = () => rowCounts(t.services.sequelize).count('comments');
+  const counted = async (): Promise<number> => comments().count();
+
+  test('is kept on PostgreSQL only, and equals count(*) after every kind of write', async () => {
+    const postgres = t.services.sequelize.getDialect() === 'postgres';
+    const check = async (expected: number): Promise<void> => {
+      expect(await counted()).toBe(expected);
+      expect(await listed()).toBe(expected);
+      expect(await kept()).toBe(postgres ? expected : null);
+    };
+    await check(0);
+    const created = await t.http.post('/comments/').auth(...alice).send({ title: 'one', body: 'b' });
+    await check(1);
+    await comments().bulkCreate(Array.from({ length: 5 }, (_, i) => ({ title: `bulk ${i}`, body: 'b' })));
+    await check(6);
+    // Simultaneous writers each add theirs.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => t.http.post('/comments/').auth(...alice).send({ title: `c${i}`, body: 'b' })));
+    await check(18);
+    await t.http.delete(`/comments/${created.body.id}/`).auth(...alice);
+    await check(17);
+    await comments().update({ body: 'changed' }, { where: {} });
+    await check(17);
+    await comments().destroy({ where: { title: ['bulk 0', 'bulk 1'] } });
+    await check(15);
+    await comments().destroy({ truncate: true, cascade: postgres });
+    await check(0);
+    await t.http.post('/comments/').auth(...alice).send({ title: 'again', body: 'b' });
+    await check(1);
+  });
+
+  test('a filtered list is counted by its condition, never by the kept count', async () => {
+    await comments().destroy({ where: {} });
+    await comments().bulkCreate([{ title: 'keep', body: 'b' }, { title: 'other', body: 'b' }, { title: 'keep', body: 'c' }]);
+    expect((await t.http.get('/comments/?title=keep').auth(...alice)).body.count).toBe(2);
+    expect(await listed()).toBe(3);
+  });
+});
