@@ -1,7 +1,8 @@
 /**
  * The harness's own housekeeping, shared by the benchmarks:
  *   - Ctrl-C handling: the first stops what runs and lets the caller clean up
- *     and report, a second kills every child at once and exits;
+ *     and report, a second kills every child at once, runs the synchronous
+ *     last resorts (dropping a PostgreSQL database) and exits;
  *   - children that neither Ctrl-C nor the harness's exit leaves behind, and
  *     killing a process with everything under it (a cluster primary's workers);
  *   - temporary directories, removed however the run ends, and the run in one,
@@ -21,6 +22,8 @@ let interrupted = false;
 const stopOnInterrupt = new Set<() => void>();
 const children = new Set<ChildProcess>();
 const temporaryDirectories = new Set<string>();
+/** Synchronous clean-ups of what lives outside this machine's files (a PostgreSQL database) for a second Ctrl-C, which cannot wait. */
+const lastResorts = new Set<() => void>();
 
 export function isInterrupted(): boolean {
   return interrupted;
@@ -66,6 +69,7 @@ export function handleInterrupts(): void {
     if (interrupted) {
       for (const child of children) killTree(child.pid, 'SIGKILL');
       removeTemporaryDirectories();
+      for (const cleanUp of lastResorts) cleanUp();
       process.exit(1);
     }
     interrupted = true;
@@ -75,6 +79,15 @@ export function handleInterrupts(): void {
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   // However the harness ends (an exception included), no server or ceiling outlives it.
   process.on('exit', () => children.forEach((child) => killTree(child.pid, 'SIGKILL')));
+}
+
+/**
+ * `cleanUp` (synchronous) if a second Ctrl-C ends the run before the normal
+ * clean-up could; the function returned forgets it once that has run.
+ */
+export function atForcedExit(cleanUp: () => void): () => void {
+  lastResorts.add(cleanUp);
+  return () => lastResorts.delete(cleanUp);
 }
 
 /** Spawns a child that Ctrl-C and the harness's exit will not leave behind. */

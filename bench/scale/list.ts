@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { ACCEPT_JSON, bearerAuthorization, listItems, parseJson, type Reply } from '../lib/client.js';
-import { createDatabase, removeDatabase } from '../lib/database.js';
+import { createSqliteDatabase } from '../lib/sqlite.js';
 import { mib, readMemory, resetPeak, settledMemory } from '../lib/memory.js';
 import { BenchFailure, Interrupted, isInterrupted, progress } from '../lib/processes.js';
 import { checkAlive, freePort, requestServer, startServer, stopServerAtEnd, waitUntilServing, type ServerProcess } from '../lib/server.js';
@@ -93,7 +93,7 @@ function listProblem(reply: Reply, comments: number): string | null {
 /** The phases into `report.list` as they are measured. */
 export async function benchList(options: Options, directory: string, report: ListOutcome): Promise<void> {
   progress(`Preparing a database of ${options.listComments} comments for GET /api/comments`);
-  const database = await createDatabase(directory, 'list', options.listComments);
+  const database = await createSqliteDatabase(directory, 'list', options.listComments);
   const server = startServer({ databaseUrl: database.url, port: await freePort(), workers: 1, logLevel: options.logLevel, logFile: path.join(directory, 'list.log') });
   try {
     await waitUntilServing(server, 1);
@@ -125,6 +125,6 @@ export async function benchList(options: Options, directory: string, report: Lis
     checkAlive(server);
   } finally {
     await stopServerAtEnd(server, report.failures);
-    removeDatabase(database);
+    await database.remove();
   }
 }
