@@ -1,14 +1,21 @@
 /**
  * The page-number cases of bench/scale.ts: `GET /comments/?page=P` deep into
- * the whole list, and the `count(*)` every such page runs, timed alone.
+ * the whole list, and the count every such page reads, timed alone.
  */
-import type { SqlClient } from '../lib/database.js';
+import type { Dialect, SqlClient } from '../lib/database.js';
 import { progress } from '../lib/processes.js';
 import { listProblem } from './answers.js';
 import { latency, timeInARow, type Latency, type Repetitions, type RequestCase } from './timing.js';
 
 export const PAGE_TARGET_MS = 20;
-export const COUNT_SQL = 'SELECT count(*) AS count FROM comments';
+/**
+ * What a page over the whole list reads for its count: SQLite counts the
+ * rows, PostgreSQL reads the count its triggers keep (src/db/row-counter.ts).
+ */
+export const COUNT_SQL: Readonly<Record<Dialect, string>> = {
+  sqlite: 'SELECT count(*) AS count FROM comments',
+  postgres: "SELECT row_count AS count FROM row_counts WHERE table_name = 'comments'",
+};
 
 /** The first page, the middle one, the last by number and `?page=last`; each must count every comment and be full. */
 export function pageCases(comments: number, pageSize: number): RequestCase[] {
@@ -28,18 +35,19 @@ export function pageCases(comments: number, pageSize: number): RequestCase[] {
 }
 
 /** The page count's own query, through the harness's connection (SQLite: read-only on the same file), the server idle. */
-export async function measureCount(client: SqlClient, comments: number, repetitions: Repetitions): Promise<Latency> {
-  progress(`  count: ${COUNT_SQL}`);
+export async function measureCount(client: SqlClient, dialect: Dialect, comments: number, repetitions: Repetitions): Promise<Latency> {
+  const sql = COUNT_SQL[dialect];
+  progress(`  count: ${sql}`);
   const problems: string[] = [];
   const once = async (): Promise<number> => {
     const started = performance.now();
-    const [row] = await client.rows<{ count: number | string }>(COUNT_SQL);
+    const [row] = await client.rows<{ count: number | string }>(sql);
     const ms = performance.now() - started;
     // PostgreSQL's count is a bigint, which `pg` gives as text.
     if (Number(row?.count) !== comments && problems.length === 0) problems.push(`count ${String(row?.count ?? 'none')}, expected ${comments}`);
     return ms;
   };
-  const result = latency('count', 'count (SQL alone, in every page request)', COUNT_SQL, await timeInARow(repetitions, once), null, problems);
+  const result = latency('count', 'count (SQL alone, in every page request)', sql, await timeInARow(repetitions, once), null, problems);
   progress(`    p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`);
   return result;
 }

@@ -12,7 +12,7 @@ export const up: Migration = async ({ context: db }) => {
   await db.removeIndex('comments', 'comments_user_id');
   // Search and title__icontains: a trigram index (SQLite FTS5, PostgreSQL pg_trgm).
   await createTextIndex(db, 'comments', ['title', 'body']);
-  // Every page shows the list's count: PostgreSQL keeps it as rows come and go (a no-op on SQLite).
+  // Every page shows the list's count: kept as rows come and go, instead of counted each time.
   await createRowCounter(db, 'comments');
 };
 
