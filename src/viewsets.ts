@@ -3,7 +3,8 @@ import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
 import type { RequestContext } from './context.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
-import { PAGINATION_STYLES, STYLE_PRECEDENCE, type OrderedQuery, type Paginator } from './pagination/types.js';
+import { chosenPaginator, offeredPaginators, type OfferedPaginators } from './pagination/offered.js';
+import type { OrderedQuery, Paginator } from './pagination/types.js';
 import { listOrder, listWhere } from './querying/conditions.js';
 import type { QueryForm } from './querying/dialect.js';
 import { asksAnything, NO_REQUEST, querySpec, type ItemRequest, type ListRequest, type QuerySpec } from './querying/spec.js';
@@ -11,7 +12,7 @@ import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
 import type { BoundResource, Row } from './registry.js';
-import type { PaginationStyle, SiteExposure } from './resource.js';
+import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 import { ItemStream, type Item, type Site, type SiteResponse } from './site.js';
 
@@ -53,10 +54,8 @@ export class ModelViewSet {
   /** What clients may ask of the list, and of a single row. */
   readonly listQuery: QuerySpec;
   readonly itemQuery: QuerySpec;
-  /** The list's pages when the request names none of the others'; null: the whole list. */
-  readonly defaultPaginator: Paginator | null;
-  /** Every paginator the list offers, the default first: a request chooses another by its parameters. */
-  readonly paginators: readonly Paginator[];
+  /** The paginators the list offers, its default first: a request chooses another by its parameters. */
+  readonly pagination: OfferedPaginators;
   /** Serializers showing the exposure's fields and some references, by the references' names. */
   private readonly expanded = new Map<string, Serializer>();
 
@@ -84,32 +83,12 @@ export class ModelViewSet {
     this.permissions = exposure.permissions ?? resource.declaration.permissions ?? [isAuthenticated];
     this.listQuery = querySpec(resource, exposure, exposure.fields);
     this.itemQuery = querySpec(resource, exposure, exposure.retrieveFields ?? exposure.fields);
-    const declared = exposure.pagination ?? {};
-    const sizes = {
-      pageSize: declared.pageSize ?? site.pagination.sizes.pageSize,
-      maxPageSize: declared.maxPageSize ?? site.pagination.sizes.maxPageSize,
-    };
-    const make = (style: PaginationStyle): Paginator | null => site.pagination.paginators[style]?.(sizes) ?? null;
-    const defaultStyle = declared.default ?? site.pagination.default;
-    this.defaultPaginator = defaultStyle === 'none' ? null : make(defaultStyle);
-    if (defaultStyle !== 'none' && !this.defaultPaginator) throw new Error(`${resource.declaration.name}: site ${site.name} has no ${defaultStyle} pagination`);
-    const chosen = PAGINATION_STYLES.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).map((style) => {
-      const paginator = make(style);
-      // Limit/offset under /api, say: Laravel has no such paginator.
-      if (!paginator) throw new Error(`${resource.declaration.name}: site ${site.name} has no ${style} pagination`);
-      return paginator;
-    });
-    this.paginators = [...(this.defaultPaginator ? [this.defaultPaginator] : []), ...chosen];
+    this.pagination = offeredPaginators(site, exposure.pagination, resource.declaration.name);
   }
 
-  /** The paginator of a request: the first other style whose parameters it names, else the default. */
+  /** The paginator of a request (DRF's `paginator`): the first other style whose parameters it names, else the default. */
   protected paginatorFor(ctx: RequestContext): Paginator | null {
-    const others = this.paginators.filter((paginator) => paginator !== this.defaultPaginator);
-    for (const style of STYLE_PRECEDENCE) {
-      const asked = others.find((paginator) => paginator.style === style && paginator.asked(ctx));
-      if (asked) return asked;
-    }
-    return this.defaultPaginator;
+    return chosenPaginator(ctx, this.pagination);
   }
 
   /** The serializer of `base`'s fields and the references `expand` names. */

@@ -99,7 +99,8 @@ function selectableSchema(item: JsonSchema, base: Serializer, selectable: boolea
 
 /** The list: its dialect's parameters and every paginator's, each paginator's body (or the whole list), and the errors of all. */
 function listDocs(viewset: ModelViewSet, t: Translate): Described {
-  const { site, exposure, listQuery, paginators, defaultPaginator } = viewset;
+  const { site, exposure, listQuery } = viewset;
+  const { all: paginators, default: defaultPaginator } = viewset.pagination;
   const serializer = viewset.serializerFor(listQuery.expand);
   const item = selectableSchema(representationSchema(serializer, site.docs.timestamp), viewset.serializer, listQuery.sparseFields !== null);
   const bodies = paginators.map((paginator) => paginator.schema(item, exposure));

@@ -52,10 +52,4 @@ export interface SitePagination {
   sizes: PageSizes;
 }
 
-/** The styles in the order they are described, as DRF's pagination module lists them. */
-export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'limitOffset', 'cursor'];
-
-/** Which paginator answers when several are asked at once: a cursor's place over an offset's over a page number's. */
-export const STYLE_PRECEDENCE: readonly PaginationStyle[] = ['cursor', 'limitOffset', 'page'];
-
 export const LINK: JsonSchema = { type: ['string', 'null'], format: 'uri' };

@@ -1,0 +1,48 @@
+/**
+ * Which paginators a list offers and which one answers a request: the
+ * exposure's default style (else the site's), and the further styles it
+ * declares, which a client chooses by naming their parameters.
+ */
+import type { RequestContext } from '../context.js';
+import type { Pagination, PaginationStyle } from '../resource.js';
+import type { Paginator, SitePagination } from './types.js';
+
+/** The styles in the order they are described, as DRF's pagination module lists them. */
+export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'limitOffset', 'cursor'];
+
+/** Which paginator answers when several are asked at once: a cursor's place over an offset's over a page number's. */
+export const STYLE_PRECEDENCE: readonly PaginationStyle[] = ['cursor', 'limitOffset', 'page'];
+
+export interface OfferedPaginators {
+  /** The list's pages when the request names none of the others'; null: the whole list. */
+  default: Paginator | null;
+  /** Every paginator offered, the default first. */
+  all: readonly Paginator[];
+}
+
+/** A list's paginators; `owner` names the list in the error for a style its site does not speak (limit/offset under /api). */
+export function offeredPaginators(site: { name: string; pagination: SitePagination }, declared: Pagination = {}, owner = ''): OfferedPaginators {
+  const sizes = {
+    pageSize: declared.pageSize ?? site.pagination.sizes.pageSize,
+    maxPageSize: declared.maxPageSize ?? site.pagination.sizes.maxPageSize,
+  };
+  const make = (style: PaginationStyle): Paginator => {
+    const paginator = site.pagination.paginators[style]?.(sizes);
+    if (!paginator) throw new Error(`${owner}: site ${site.name} has no ${style} pagination`);
+    return paginator;
+  };
+  const defaultStyle = declared.default ?? site.pagination.default;
+  const first = defaultStyle === 'none' ? null : make(defaultStyle);
+  const others = PAGINATION_STYLES.filter((style) => style !== defaultStyle && declared.styles?.includes(style)).map(make);
+  return { default: first, all: first ? [first, ...others] : others };
+}
+
+/** The paginator of a request: the first other style whose parameters it names, else the default. */
+export function chosenPaginator(ctx: RequestContext, offered: OfferedPaginators): Paginator | null {
+  const others = offered.all.filter((paginator) => paginator !== offered.default);
+  for (const style of STYLE_PRECEDENCE) {
+    const asked = others.find((paginator) => paginator.style === style && paginator.asked(ctx));
+    if (asked) return asked;
+  }
+  return offered.default;
+}
