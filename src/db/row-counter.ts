@@ -7,6 +7,7 @@
  * with no filter reads its count there.
  */
 import type { QueryInterface, Sequelize, Transaction } from 'sequelize';
+import { perDatabase } from './per-database.js';
 
 const TABLE = 'row_counts';
 const EVENTS = ['insert', 'delete', 'truncate'] as const;
@@ -98,14 +99,5 @@ export class RowCounts {
   }
 }
 
-const counts = new WeakMap<Sequelize, RowCounts>();
-
 /** The one RowCounts of a database connection. */
-export function rowCounts(sequelize: Sequelize): RowCounts {
-  let found = counts.get(sequelize);
-  if (!found) {
-    found = new RowCounts(sequelize);
-    counts.set(sequelize, found);
-  }
-  return found;
-}
+export const rowCounts = perDatabase((sequelize) => new RowCounts(sequelize));

@@ -8,6 +8,7 @@
  * Both indexes are created by migrations (src/db/text-index.ts).
  */
 import { literal, Op, type Sequelize, type WhereOptions } from 'sequelize';
+import { perDatabase } from '../db/per-database.js';
 import { ftsTableName, textIndexColumns } from '../db/text-index.js';
 import type { RowModel } from '../registry.js';
 
@@ -74,14 +75,5 @@ export class TextSearch {
   }
 }
 
-const searches = new WeakMap<Sequelize, TextSearch>();
-
 /** The one TextSearch of a database connection. */
-export function textSearch(sequelize: Sequelize): TextSearch {
-  let found = searches.get(sequelize);
-  if (!found) {
-    found = new TextSearch(sequelize);
-    searches.set(sequelize, found);
-  }
-  return found;
-}
+export const textSearch = perDatabase((sequelize) => new TextSearch(sequelize));
