@@ -6,16 +6,16 @@
  * drf-flex-fields' `?fields=` and `?expand=`. An empty value is no filter; a
  * value of the wrong kind is django-filter's 400 naming the parameter.
  */
-import { FieldErrors, type ErrorCode } from '../errors.js';
+import { FieldErrors, type ErrorCode, type FieldErrorCode, type MessageParams } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
 import type { Lookup } from '../resource.js';
 import { parseBoolean } from '../serializers.js';
 import { drfLink } from '../pagination/links.js';
 import { filterInput, filterLabel, filterSchema, orderingLinks, type QueryDialect, type QueryForm, type QueryInput } from './dialect.js';
-import type { Condition, FilterSpec, FilterValue, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
+import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
 import { lastValue, queryPairs, type RequestContext } from '../context.js';
-import { commaList, filterValue, MAX_FILTER_VALUES, searchTerms } from './values.js';
+import { commaList, filterValues, searchTerms } from './values.js';
 
 const SEARCH = 'search';
 const ORDERING = 'ordering';
@@ -34,7 +34,7 @@ function parameterNames(filter: FilterSpec, lookup: Lookup): string[] {
   return names;
 }
 
-type ReadCondition = { condition: Condition } | { error: Parameters<FieldErrors['add']>[1]; params?: Record<string, number> } | null;
+type ReadCondition = { condition: Condition } | { error: FieldErrorCode; params?: MessageParams } | null;
 
 export class DrfQueryDialect implements QueryDialect {
   /** `parseTime` reads a filter's date-time; naive times are the site's. */
@@ -50,14 +50,8 @@ export class DrfQueryDialect implements QueryDialect {
     }
     const texts = lookup === 'in' ? commaList(text) : [text];
     if (texts.length === 0) return null;
-    if (texts.length > MAX_FILTER_VALUES) return { error: 'too_many_values', params: { max: MAX_FILTER_VALUES } };
-    const values: FilterValue[] = [];
-    for (const each of texts) {
-      const parsed = filterValue(lookup === 'icontains' ? 'text' : filter.kind, each, this.parseTime);
-      if ('error' in parsed) return { error: parsed.error };
-      values.push(parsed.value);
-    }
-    return { condition: { field: filter.field, lookup, values } };
+    const read = filterValues(lookup === 'icontains' ? 'text' : filter.kind, texts, this.parseTime);
+    return 'error' in read ? read : { condition: { field: filter.field, lookup, values: read.values } };
   }
 
   private conditions(pairs: [string, string][], spec: QuerySpec): Condition[] {

@@ -13,10 +13,10 @@ import type { Parameter } from '../openapi/types.js';
 import type { Lookup } from '../resource.js';
 import { laravelLink } from '../pagination/links.js';
 import { filterInput, filterLabel, orderingLinks, valueSchema, type QueryDialect, type QueryForm } from './dialect.js';
-import type { Condition, FilterSpec, FilterValue, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
+import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
 import { queryPairs, type RequestContext } from '../context.js';
 import { RANGES } from './declaration.js';
-import { commaList, filterValue, MAX_FILTER_VALUES, searchTerms } from './values.js';
+import { commaList, filterValue, filterValues, MAX_FILTER_VALUES, searchTerms } from './values.js';
 
 const SEARCH_FILTER = 'search';
 /** The `fields` key of the listed rows' own type when the client names none (`fields=id,title`). */
@@ -74,6 +74,13 @@ function filterKind(filter: FilterSpec): 'partial' | 'operator' | 'exact' {
   return 'exact';
 }
 
+/** A value after spatie's dynamic operator (none: `=`), as the lookup it stands for; null when the filter allows no such lookup. */
+function withOperator(filter: FilterSpec, text: string): { lookup: Lookup; text: string } | null {
+  const [operator = '', lookup = 'exact'] = OPERATORS.find(([prefix]) => text.startsWith(prefix)) ?? [];
+  if (lookup === null || !filter.lookups.includes(lookup)) return null;
+  return { lookup, text: text.slice(operator.length).trim() };
+}
+
 function operatorsOf(filter: FilterSpec): string[] {
   return OPERATORS.filter(([, lookup]) => lookup !== null && filter.lookups.includes(lookup)).map(([operator]) => operator);
 }
@@ -94,34 +101,33 @@ export class SpatieQueryDialect implements QueryDialect {
     const name = `filter.${filter.field}`;
     const values = texts.flatMap(commaList);
     if (values.length === 0) return filter.lookups.includes('isnull') ? [{ field: filter.field, lookup: 'isnull', values: [true] }] : [];
+    const kind = filterKind(filter);
+    if (kind !== 'operator') {
+      // Partial and exact values are alternatives (spatie's orWhere, whereIn).
+      const read = filterValues(kind === 'partial' ? 'text' : filter.kind, values, this.parseTime);
+      if ('error' in read) errors.add(name, read.error, read.params);
+      return 'error' in read ? [] : [{ field: filter.field, lookup: kind === 'partial' ? 'icontains' : 'exact', values: read.values }];
+    }
+    // spatie's dynamic operators, one before each value: all must hold. The first bad value is the one reported.
     if (values.length > MAX_FILTER_VALUES) {
       errors.add(name, 'too_many_values', { max: MAX_FILTER_VALUES });
       return [];
     }
-    const kind = filterKind(filter);
-    const read: { lookup: Lookup; value: FilterValue }[] = [];
+    const conditions: Condition[] = [];
     for (const text of values) {
-      let lookup: Lookup = kind === 'partial' ? 'icontains' : 'exact';
-      let rest = text;
-      if (kind === 'operator') {
-        const [operator = '', found = 'exact'] = OPERATORS.find(([prefix]) => text.startsWith(prefix)) ?? [];
-        if (found === null || !filter.lookups.includes(found)) {
-          errors.add(name, 'operator_not_allowed', { operators: operatorsOf(filter).join(', ') });
-          return [];
-        }
-        lookup = found;
-        rest = text.slice(operator.length).trim();
+      const compared = withOperator(filter, text);
+      if (!compared) {
+        errors.add(name, 'operator_not_allowed', { operators: operatorsOf(filter).join(', ') });
+        return [];
       }
-      const parsed = filterValue(kind === 'partial' ? 'text' : filter.kind, rest, this.parseTime);
+      const parsed = filterValue(filter.kind, compared.text, this.parseTime);
       if ('error' in parsed) {
         errors.add(name, parsed.error);
         return [];
       }
-      read.push({ lookup, value: parsed.value });
+      conditions.push({ field: filter.field, lookup: compared.lookup, values: [parsed.value] });
     }
-    // Partial and exact values are alternatives (spatie's orWhere, whereIn); operators must all hold.
-    if (kind !== 'operator') return [{ field: filter.field, lookup: read[0]?.lookup ?? 'exact', values: read.map(({ value }) => value) }];
-    return read.map(({ lookup, value }) => ({ field: filter.field, lookup, values: [value] }));
+    return conditions;
   }
 
   private filters(parameters: SpatieParameters, spec: QuerySpec): Pick<ListRequest, 'conditions' | 'search'> {

@@ -4,7 +4,7 @@
  * django-filter value; and a search's text cut into terms, as Django REST
  * Framework's SearchFilter cuts it.
  */
-import type { FieldErrorCode } from '../errors.js';
+import type { FieldErrorCode, MessageParams } from '../errors.js';
 import { parseBoolean } from '../serializers.js';
 import type { FieldDeclaration } from '../resource.js';
 import type { FilterValue } from './spec.js';
@@ -50,6 +50,21 @@ export function filterValue(kind: FieldDeclaration['kind'], text: string, parseT
     case 'text':
       return text.includes('\u0000') ? { error: 'null_characters' } : { value: text };
   }
+}
+
+/**
+ * The values of one filter, read as `kind` (`text` for a substring match):
+ * at most MAX_FILTER_VALUES, each of its kind, else the first error.
+ */
+export function filterValues(kind: FieldDeclaration['kind'], texts: readonly string[], parseTime: (text: string) => Date | null): { values: FilterValue[] } | { error: FieldErrorCode; params?: MessageParams } {
+  if (texts.length > MAX_FILTER_VALUES) return { error: 'too_many_values', params: { max: MAX_FILTER_VALUES } };
+  const values: FilterValue[] = [];
+  for (const text of texts) {
+    const parsed = filterValue(kind, text, parseTime);
+    if ('error' in parsed) return parsed;
+    values.push(parsed.value);
+  }
+  return { values };
 }
 
 /** A comma-separated list, each part trimmed, the empty ones dropped. */
