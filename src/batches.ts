@@ -4,7 +4,8 @@
  * pagination/keyset.ts), so that a list of any length costs the memory of one
  * batch and each batch starts where the ordering's index says.
  */
-import { keysetAttributes, keysetCondition, positionOf, whereAfter } from './pagination/keyset.js';
+import { keysetAttributes, keysetCondition, positionOf } from './pagination/keyset.js';
+import { alsoWhere } from './pagination/rows.js';
 import type { OrderedQuery } from './pagination/types.js';
 import type { RowModel } from './registry.js';
 import type { FieldDeclaration } from './resource.js';
@@ -49,7 +50,7 @@ export async function* readInBatches({ model, fields, query, keyset, size = BATC
   let last: PlainRow | undefined;
   for (;;) {
     const place = last && keyset ? keysetCondition(model, query.order, positionOf((name) => last?.[name], query.order, fields)) : undefined;
-    const found = await model.findAll({ ...query, where: whereAfter(query, place), attributes, limit: size, offset: keyset ? 0 : offset, raw: true, nest: true });
+    const found = await model.findAll({ ...query, where: alsoWhere(query, place), attributes, limit: size, offset: keyset ? 0 : offset, raw: true, nest: true });
     const rows = found as unknown as PlainRow[];
     if (rows.length > 0) yield rows;
     if (rows.length < size) return;

@@ -5,12 +5,12 @@
  * as for page numbers. A cursor that is not one of this list's is DRF's
  * invalid-cursor 404.
  */
-import { queryValue, type RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
-import type { Cursor, CursorCodec } from './cursor-codec.js';
-import { neighbours, readKeysetPage } from './keyset.js';
+import type { CursorCodec } from './cursor-codec.js';
+import { cursorPage } from './keyset.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
 import { cursorParameterDoc, hasParameter, pageSizeParameter, sizeParameterDoc } from './rows.js';
@@ -39,13 +39,10 @@ export class CursorPagination implements Paginator {
     return drfPageSchema(item, false);
   }
 
-  async paginate(ctx: RequestContext, { model, fields, query, represent }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
     const size = pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
-    const cursor = this.cursors.decode(model.name, queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
-    const page = await readKeysetPage(model, query, fields, cursor, size);
-    const { next, previous } = neighbours(page, cursor, query.order, fields);
-    const link = (place: Cursor | null): string | null =>
-      place === null ? null : drfLink(ctx, { [this.cursorParam]: this.cursors.encode(model.name, query.order, place) });
-    return { next: link(next), previous: link(previous), results: represent(page.rows) };
+    const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size });
+    const link = (cursor: string | null): string | null => (cursor === null ? null : drfLink(ctx, { [this.cursorParam]: cursor }));
+    return { next: link(next), previous: link(previous), results: source.represent(rows) };
   }
 }

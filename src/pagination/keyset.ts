@@ -8,9 +8,10 @@
 import { cast, col, Op, where as compare, type WhereOptions } from 'sequelize';
 import type { Row, RowModel } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
-import type { Cursor, CursorValue } from './cursor-codec.js';
-import { reversed } from './rows.js';
-import type { OrderedQuery } from './types.js';
+import { queryValue, type RequestContext } from '../context.js';
+import type { Cursor, CursorCodec, CursorValue } from './cursor-codec.js';
+import { alsoWhere, reversed } from './rows.js';
+import type { ListSource, OrderedQuery } from './types.js';
 
 type Fields = Readonly<Record<string, FieldDeclaration>>;
 
@@ -51,12 +52,6 @@ export function keysetCondition(model: RowModel, order: OrderedQuery['order'], v
   return { [Op.and]: [beyond(0, false), after(0)] };
 }
 
-/** The query's condition and the place after which to read, both. */
-export function whereAfter(query: OrderedQuery, place: WhereOptions | undefined): WhereOptions | undefined {
-  if (!place) return query.where;
-  return query.where ? { [Op.and]: [query.where, place] } : place;
-}
-
 export interface KeysetPage {
   rows: Row[];
   /** Whether more rows lie beyond the page in the direction it was read. */
@@ -73,7 +68,7 @@ export async function readKeysetPage(model: RowModel, query: OrderedQuery, field
   const order = forward ? query.order : reversed(query.order);
   const place = cursor ? keysetCondition(model, order, cursor.values, cursor.inclusive) : undefined;
   const attributes = keysetAttributes(model, query.order, fields);
-  const found = await model.findAll({ ...query, where: whereAfter(query, place), order, limit: limit + 1, attributes });
+  const found = await model.findAll({ ...query, where: alsoWhere(query, place), order, limit: limit + 1, attributes });
   const rows = found.slice(0, limit);
   return { rows: forward ? rows : rows.reverse(), more: found.length > limit };
 }
@@ -101,4 +96,22 @@ export function neighbours(page: KeysetPage, cursor: Cursor | null, order: Order
     next: hasNext ? { values: at(last), forward: true } : null,
     previous: hasPrevious ? { values: at(first), forward: false } : null,
   };
+}
+
+/**
+ * A cursor page as both ecosystems' cursor paginators read it: the cursor a
+ * client sent in `cursorParam`, up to `size` rows from its place, and the
+ * sealed cursors of the pages before and after (null where there are none).
+ */
+export async function cursorPage(
+  ctx: RequestContext,
+  { model, fields, query }: Pick<ListSource, 'model' | 'fields' | 'query'>,
+  cursors: CursorCodec,
+  { cursorParam, size }: { cursorParam: string; size: number },
+): Promise<{ rows: Row[]; next: string | null; previous: string | null }> {
+  const cursor = cursors.decode(model.name, queryValue(ctx.req, cursorParam) ?? '', query.order, fields);
+  const page = await readKeysetPage(model, query, fields, cursor, size);
+  const places = neighbours(page, cursor, query.order, fields);
+  const sealed = (place: Cursor | null): string | null => (place === null ? null : cursors.encode(model.name, query.order, place));
+  return { rows: page.rows, next: sealed(places.next), previous: sealed(places.previous) };
 }

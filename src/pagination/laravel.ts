@@ -7,12 +7,12 @@
  * positive whole number is page 1 and one past the last is empty, as in
  * Laravel; a `per_page` that is none is the default (Laravel 8 answered 500).
  */
-import { queryValue, type RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes, SiteExposure } from '../resource.js';
-import type { Cursor, CursorCodec } from './cursor-codec.js';
-import { neighbours, readKeysetPage } from './keyset.js';
+import type { CursorCodec } from './cursor-codec.js';
+import { cursorPage } from './keyset.js';
 import { laravelLink, laravelPath } from './links.js';
 import { countRows, cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type Paginator } from './types.js';
@@ -171,17 +171,12 @@ export class LaravelCursorPagination implements Paginator {
     return wrappedPage(this.listKey(exposure), item, meta);
   }
 
-  async paginate(ctx: RequestContext, { model, fields, query, represent, exposure }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
-    const cursor = this.cursors.decode(model.name, queryValue(ctx.req, this.cursorParam) ?? '', query.order, fields);
-    const page = await readKeysetPage(model, query, fields, cursor, perPage);
-    const places = neighbours(page, cursor, query.order, fields);
-    const encoded = (place: Cursor | null): string | null => (place === null ? null : this.cursors.encode(model.name, query.order, place));
-    const next = encoded(places.next);
-    const previous = encoded(places.previous);
-    const url = (value: string | null): string | null => (value === null ? null : laravelLink(ctx, { [this.cursorParam]: value }));
+    const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size: perPage });
+    const url = (cursor: string | null): string | null => (cursor === null ? null : laravelLink(ctx, { [this.cursorParam]: cursor }));
     return {
-      [this.listKey(exposure)]: represent(page.rows),
+      [this.listKey(source.exposure)]: source.represent(rows),
       links: { first: null, last: null, prev: url(previous), next: url(next) },
       meta: { path: laravelPath(ctx), per_page: perPage, next_cursor: next, prev_cursor: previous },
     };

@@ -15,6 +15,12 @@ import type { OrderedQuery } from './types.js';
 const DIRECT_OFFSET_LIMIT = 1000;
 export const POSITIVE = /^\d+$/;
 
+/** The query's own condition and `more`, both (a place to read after, the ids of a page). */
+export function alsoWhere(query: OrderedQuery, more: WhereOptions | undefined): WhereOptions | undefined {
+  if (!more) return query.where;
+  return query.where ? { [Op.and]: [query.where, more] } : more;
+}
+
 export function reversed(order: OrderedQuery['order']): OrderedQuery['order'] {
   return order.map(([name, direction]) => [name, direction === 'ASC' ? 'DESC' : 'ASC']);
 }
@@ -38,9 +44,7 @@ export async function readOffsetRows(model: RowModel, query: OrderedQuery, offse
     // Without the includes: they only name related rows, never filter (a filtering include would have to come along).
     const keys = await model.findAll({ where: query.where, order, attributes: [key], limit, offset: skip, raw: true });
     const ids = keys.map((found) => (found as unknown as Record<string, unknown>)[key]);
-    const onPage = { [key]: { [Op.in]: ids } };
-    const where = query.where ? { [Op.and]: [query.where, onPage] } : onPage;
-    rows = ids.length === 0 ? [] : await model.findAll({ ...query, order, where });
+    rows = ids.length === 0 ? [] : await model.findAll({ ...query, order, where: alsoWhere(query, { [key]: { [Op.in]: ids } }) });
   }
   return fromEnd ? rows.reverse() : rows;
 }
