@@ -1,29 +1,12 @@
 import type { Request } from 'express';
-import type { AuthUser } from './auth/accounts.js';
 import type { PasswordCheck } from './auth/credential-cache.js';
-import type { AccessToken, AccessTokens } from './auth/tokens.js';
-import type { RequestContext } from './context.js';
+import type { AccessTokens } from './auth/tokens.js';
+import type { Authenticated, Authenticator, RequestContext } from './contracts.js';
 import { enforceCsrf } from './auth/csrf.js';
 import { SESSION_COOKIE } from './auth/sessions.js';
 import type { DescribedScheme } from './openapi/types.js';
 import { ApiError } from './errors.js';
 import type { LoginThrottle } from './throttling.js';
-
-/** Who a request is, and the token it proved it with (DRF's request.user and request.auth). */
-export interface Authenticated {
-  user: AuthUser;
-  token?: AccessToken;
-}
-
-/** As Django REST Framework's BaseAuthentication. */
-export interface Authenticator {
-  /** null: the request does not use this scheme. Throws when it does, wrongly. */
-  authenticate(req: Request): Promise<Authenticated | null>;
-  /** The `WWW-Authenticate` value of a 401, when the scheme has one. */
-  readonly challenge?: string;
-  /** How the API description names the scheme (its text: `security.<name>` in the `openapi` catalogue). */
-  readonly described: DescribedScheme;
-}
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });

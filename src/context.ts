@@ -1,27 +1,7 @@
 import type { Request, Response } from 'express';
-import type { AuthUser } from './auth/accounts.js';
-import type { AccessToken } from './auth/tokens.js';
-import type { Authenticator } from './authentication.js';
+import type { RequestContext, Site } from './contracts.js';
 import { ApiError } from './errors.js';
-import { chooseLanguage, translator, type Language, type Translate } from './i18n.js';
-import type { Renderer } from './renderers.js';
-import type { Site } from './site.js';
-
-/** Everything a request's handling learns on the way, as DRF's Request wraps Django's. */
-export interface RequestContext {
-  readonly req: Request;
-  readonly res: Response;
-  readonly site: Site;
-  readonly language: Language;
-  readonly t: Translate;
-  /** Chosen by content negotiation; JSON until then, so early errors still render. */
-  renderer: Renderer;
-  user: AuthUser | null;
-  /** The API token the request was authenticated with, if any. */
-  token: AccessToken | null;
-  /** The scheme that identified the user (CSRF applies to sessions only). */
-  authenticator: Authenticator | null;
-}
+import { chooseLanguage, translator } from './i18n.js';
 
 export function createContext(site: Site, req: Request, res: Response): RequestContext {
   const language = chooseLanguage(req.headers['accept-language'], site.defaultLanguage);

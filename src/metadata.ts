@@ -1,4 +1,4 @@
-import type { RequestContext } from './context.js';
+import type { RequestContext } from './contracts.js';
 import { PARSED_MEDIA_TYPES } from './parsers.js';
 
 /** What every OPTIONS answer starts with, as Django REST Framework's SimpleMetadata. */

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import Negotiator from 'negotiator';
 import { queryValue } from './context.js';
 import { ApiError } from './errors.js';
-import type { Renderer } from './renderers.js';
+import type { Renderer } from './contracts.js';
 
 /**
  * `?format=` wins; otherwise the client's most preferred of the offered media

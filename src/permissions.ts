@@ -1,5 +1,5 @@
 import { ApiError } from './errors.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from './contracts.js';
 import type { BoundResource, Row } from './registry.js';
 import type { ActionName } from './resource.js';
 

@@ -5,28 +5,9 @@ import type { Request } from 'express';
 import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
 import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
-import type { RequestContext } from './context.js';
+import { ItemStream, type BrowsableForm, type Renderer, type RequestContext } from './contracts.js';
 import type { FieldDescription } from './serializers.js';
-import type { QueryForm } from './querying/dialect.js';
 import { templatesDir } from './paths.js';
-import { ItemStream, type SiteResponse } from './site.js';
-
-/** A form of the browsable page: the method it sends and the fields OPTIONS describes. */
-export interface BrowsableForm {
-  method: 'POST' | 'PUT';
-  fields: Record<string, FieldDescription>;
-  /** What a refused write sent, shown again. */
-  submitted?: Record<string, unknown>;
-}
-
-/** What a page knows of the endpoint that answered, beyond the body. */
-export interface ViewInfo {
-  name: string;
-  allow?: string;
-  form?: BrowsableForm;
-  /** A list's "Filters": its filter and search inputs, and links that order it. */
-  query?: QueryForm;
-}
 
 /** An input of a form: its description, and the value the row has now (edit forms). */
 interface FormInput extends FieldDescription {
@@ -105,17 +86,6 @@ function pageLinks(data: unknown): { previous?: string; next?: string } {
   return { previous: text(previous) ?? text(laravel?.prev), next: text(next) ?? text(laravel?.next) };
 }
 
-export interface Renderer {
-  /** The media type offered in content negotiation. */
-  readonly mediaType: string;
-  /** The `?format=` value that selects it. */
-  readonly format: string;
-  /** The exact Content-Type header sent. */
-  readonly contentType: string;
-  render(ctx: RequestContext, response: SiteResponse, view: ViewInfo): Buffer;
-  /** The body piece by piece, reading the ItemStream in `response.data` as it goes; absent: the renderer needs whole lists. */
-  renderStream?(ctx: RequestContext, response: SiteResponse): AsyncIterable<string>;
-}
 
 /** Stands for the stream inside the JSON of what surrounds it; random, so that no value can look like it. */
 const STREAM_PLACEHOLDER = `stream-${randomUUID()}`;

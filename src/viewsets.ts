@@ -1,7 +1,7 @@
 import type { FindOptions, IncludeOptions } from 'sequelize';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { clock } from './clock.js';
-import type { RequestContext } from './context.js';
+import { ItemStream, type Item, type RequestContext, type Site, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
 import { chosenPaginator, offeredPaginators, type OfferedPaginators } from './pagination/offered.js';
 import type { OrderedQuery, Paginator } from './pagination/types.js';
@@ -10,24 +10,16 @@ import type { QueryForm } from './querying/dialect.js';
 import { asksAnything, NO_REQUEST, querySpec, type ItemRequest, type ListRequest, type QuerySpec } from './querying/spec.js';
 import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
+import { parsePk } from './pk.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
 import type { BoundResource, Row } from './registry.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
-import { ItemStream, type Item, type Site, type SiteResponse } from './site.js';
 
-const MAX_PK = 2_147_483_647;
 /** How much of a path id a not-found message repeats. */
 const SHOWN_ID_LENGTH = 64;
 const BY_ID: FindOptions['order'] = [['id', 'ASC']];
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
-
-/** A path id that can name a row; anything else is a plain 404, never a database error. */
-export function parsePk(raw: string | undefined): number | null {
-  if (raw === undefined || !/^\d{1,10}$/.test(raw)) return null;
-  const pk = Number(raw);
-  return pk >= 1 && pk <= MAX_PK ? pk : null;
-}
 
 /** A representation with only the fields the request selects, and the references it expands. */
 function selected(item: Item, { fields, expand }: ItemRequest): Item {

@@ -1,7 +1,7 @@
 import type { Filter } from 'adminjs';
 import { col, fn, Op, where, type WhereOptions } from 'sequelize';
 import type { BoundResource } from '../registry.js';
-import { parsePk } from '../viewsets.js';
+import { parsePk } from '../pk.js';
 
 export type QueryDialect = 'sqlite' | 'postgres';
 

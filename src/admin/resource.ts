@@ -16,7 +16,7 @@ import { translator, type Translate } from '../i18n.js';
 import type { BoundResource, Row } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import { utcTimestamp } from '../timestamps.js';
-import { parsePk } from '../viewsets.js';
+import { parsePk } from '../pk.js';
 import { staffOf, type StaffMember } from './staff.js';
 import { DeclaredProperty, DeclaredRecord, isAdminWritable, withoutHidden } from './records.js';
 import { listWhere, searchWhere, type QueryDialect } from './queries.js';

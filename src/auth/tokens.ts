@@ -2,7 +2,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Op } from 'sequelize';
 import { clock } from '../clock.js';
 import { WITH_HIDDEN, type BoundResource, type Row, type RowModel } from '../registry.js';
-import { parsePk } from '../viewsets.js';
+import { parsePk } from '../pk.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
 const SECRET_LENGTH = 40;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SiteMount } from '../site.js';
+import type { SiteMount } from '../routers.js';
 import { translator, type Language, type Translate } from '../i18n.js';
 import { projectRoot } from '../paths.js';
-import { allowedMethods } from '../router.js';
+import { allowedMethods } from '../views.js';
 import { describeOperation, operationId } from './operations.js';
 import type { OpenApiDocument, Operation, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
 

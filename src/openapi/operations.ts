@@ -2,8 +2,8 @@ import { ApiError, resourceLabel, ValidationError, type ErrorCode } from '../err
 import type { Translate } from '../i18n.js';
 import { PARSED_MEDIA_TYPES } from '../parsers.js';
 import type { PermissionAction } from '../permissions.js';
-import type { AnyMethod, Endpoint } from '../router.js';
-import type { Site } from '../site.js';
+import type { AnyMethod, Endpoint } from '../views.js';
+import type { Site } from '../contracts.js';
 import type { ModelViewSet } from '../viewsets.js';
 import type { Serializer } from '../serializers.js';
 import { inputSchema, representationSchema, writableFields } from './fields.js';

@@ -5,7 +5,7 @@
  * as for page numbers. A cursor that is not one of this list's is DRF's
  * invalid-cursor 404.
  */
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';

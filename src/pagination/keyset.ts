@@ -8,7 +8,8 @@
 import { cast, col, Op, where as compare, type WhereOptions } from 'sequelize';
 import type { Row, RowModel } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
-import { queryValue, type RequestContext } from '../context.js';
+import { queryValue } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { Cursor, CursorCodec, CursorValue } from './cursor-codec.js';
 import { alsoWhere, reversed } from './rows.js';
 import type { ListSource, OrderedQuery } from './types.js';

@@ -7,7 +7,7 @@
  * positive whole number is page 1 and one past the last is empty, as in
  * Laravel; a `per_page` that is none is the default (Laravel 8 answered 500).
  */
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes, SiteExposure } from '../resource.js';

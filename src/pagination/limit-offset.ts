@@ -4,7 +4,7 @@
  * maximum is the maximum; a limit that is no positive number, the default; an
  * offset that is no number, 0; an offset past the end, an empty page.
  */
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';

@@ -5,7 +5,8 @@
  * them (`filter[a]` and `filter[b]` grouped under `filter`, the last value of
  * a repeated one) with its page or cursor last (http_build_query, RFC 3986).
  */
-import { queryPairs, requestUrl, type RequestContext } from '../context.js';
+import { queryPairs, requestUrl } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 
 const hex = (character: string): string => `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
 

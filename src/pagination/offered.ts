@@ -3,7 +3,7 @@
  * exposure's default style (else the site's), and the further styles it
  * declares, which a client chooses by naming their parameters.
  */
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { Pagination, PaginationStyle } from '../resource.js';
 import type { Paginator, SitePagination } from './types.js';
 

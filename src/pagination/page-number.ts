@@ -3,7 +3,8 @@
  * `page=last`: `{count, next, previous, results}`. Each step is a hook a
  * subclass may override.
  */
-import { queryValue, type RequestContext } from '../context.js';
+import { queryValue } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import { ApiError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';

@@ -4,7 +4,8 @@
  */
 import { Op, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
-import { queryValue, type RequestContext } from '../context.js';
+import { queryValue } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { Row, RowModel } from '../registry.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';

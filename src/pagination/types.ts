@@ -6,13 +6,12 @@
  * says which of them its list offers.
  */
 import type { FindOptions } from 'sequelize';
-import type { RequestContext } from '../context.js';
+import type { Item, RequestContext } from '../contracts.js';
 import type { ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { Row, RowModel } from '../registry.js';
 import type { Direction, FieldDeclaration, PageSizes, PaginationStyle, SiteExposure } from '../resource.js';
-import type { Item } from '../site.js';
 
 /** A list query whose order is total (it ends with the primary key), so that it can be read backwards and continued. */
 export interface OrderedQuery extends FindOptions {

@@ -4,7 +4,7 @@
  * its dialect; the dialect reads a request into a ListRequest, and tells the
  * API description, OPTIONS and the browsable page what it understands.
  */
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import type { ErrorCode } from '../errors.js';
 import { fieldLabel } from '../errors.js';
 import type { Translate } from '../i18n.js';

@@ -14,7 +14,8 @@ import { parseBoolean } from '../serializers.js';
 import { drfLink } from '../pagination/links.js';
 import { filterInput, filterLabel, filterSchema, orderingLinks, type QueryDialect, type QueryForm, type QueryInput } from './dialect.js';
 import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
-import { lastValue, queryPairs, type RequestContext } from '../context.js';
+import { lastValue, queryPairs } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import { commaList, filterValues, searchTerms } from './values.js';
 
 const SEARCH = 'search';

@@ -14,7 +14,8 @@ import type { Lookup } from '../resource.js';
 import { laravelLink } from '../pagination/links.js';
 import { filterInput, filterLabel, orderingLinks, valueSchema, type QueryDialect, type QueryForm } from './dialect.js';
 import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
-import { queryPairs, type RequestContext } from '../context.js';
+import { queryPairs } from '../context.js';
+import type { RequestContext } from '../contracts.js';
 import { RANGES } from './declaration.js';
 import { commaList, filterValue, filterValues, MAX_FILTER_VALUES, searchTerms } from './values.js';
 

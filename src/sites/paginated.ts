@@ -7,8 +7,9 @@ import { fieldErrorMessages, ValidationError, type ApiError, type ErrorCode } fr
 import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
-import { resourceRoutes, type Endpoint, type Route } from '../router.js';
-import type { Site, SiteDocs, SiteResponse } from '../site.js';
+import { resourceRoutes, type Route } from '../routers.js';
+import type { Endpoint } from '../views.js';
+import type { Site, SiteDocs, SiteResponse } from '../contracts.js';
 import type { Translate } from '../i18n.js';
 import { fieldMessagesSchema, withRelatedLists } from '../openapi/fields.js';
 import type { Throttles } from '../throttling.js';

@@ -1,21 +1,24 @@
+/**
+ * The request pipeline, as Django REST Framework's views: an endpoint names
+ * its actions by method, and every request to it is negotiated, authenticated,
+ * throttled, checked, dispatched and rendered in the same order here.
+ */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { authenticateRequest } from './authentication.js';
-import type { BrowserSession } from './auth/sessions.js';
-import { createContext, type RequestContext } from './context.js';
-import { ApiError, asApiError, resourceLabel } from './errors.js';
+import { createContext } from './context.js';
+import type { BrowsableForm, RequestContext, Site, SiteResponse, ViewInfo } from './contracts.js';
+import { ApiError, asApiError } from './errors.js';
 import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
 import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
 import { baseMetadata } from './metadata.js';
-import { jsonRenderer, type BrowsableForm, type ViewInfo } from './renderers.js';
+import { jsonRenderer } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
 import type { ActionDocs } from './openapi/types.js';
 import { requestData } from './parsers.js';
-import type { ResourceRegistry } from './registry.js';
-import type { Site, SiteResponse } from './site.js';
-import { ModelViewSet } from './viewsets.js';
+import type { ModelViewSet } from './viewsets.js';
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type AnyMethod = (typeof METHOD_ORDER)[number];
@@ -60,7 +63,7 @@ export function allowHeader(endpoint: Endpoint): string {
   return allowedMethods(endpoint).join(', ');
 }
 
-async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): Promise<void> {
+export async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): Promise<void> {
   const { res } = ctx;
   let renderer = response.renderer ?? ctx.renderer;
   if (response.streamed && renderer.renderStream) return sendStream(ctx, response, renderer.contentType, renderer.renderStream(ctx, response), logger);
@@ -112,7 +115,7 @@ async function sendStream(ctx: RequestContext, response: SiteResponse, contentTy
   }
 }
 
-function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): SiteResponse {
+export function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): SiteResponse {
   const apiError = asApiError(error);
   if (apiError.status >= 500) {
     // req.log (pino-http) adds the request id.
@@ -178,94 +181,4 @@ async function browsableForm(ctx: RequestContext, endpoint: Endpoint, response: 
     // No form is better than no page.
     return undefined;
   }
-}
-
-/** The list and detail endpoints of a viewset, with the methods its actions allow. */
-export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint; current: Endpoint } {
-  const actions = new Set(viewset.exposure.actions);
-  const label = (ctx: RequestContext): string => resourceLabel(ctx.t, viewset.resource);
-  const list: Endpoint = {
-    name: (ctx) => ctx.t('views.list', { name: label(ctx) }),
-    permissions: viewset.permissions,
-    methods: {},
-    viewset,
-  };
-  const detail: Endpoint = {
-    name: (ctx) => ctx.t('views.detail', { name: label(ctx) }),
-    permissions: viewset.permissions,
-    methods: {},
-    viewset,
-  };
-  if (actions.has('list')) list.methods.GET = { action: 'list', run: (ctx) => viewset.list(ctx) };
-  if (actions.has('create')) list.methods.POST = { action: 'create', run: (ctx) => viewset.create(ctx) };
-  list.methods.OPTIONS = { action: 'metadata', run: (ctx) => viewset.metadata(ctx, 'list', list.name(ctx)) };
-  if (actions.has('retrieve')) detail.methods.GET = { action: 'retrieve', run: (ctx) => viewset.retrieve(ctx) };
-  if (actions.has('update')) detail.methods.PUT = { action: 'update', run: (ctx) => viewset.update(ctx) };
-  if (actions.has('partial_update')) {
-    detail.methods.PATCH = { action: 'partial_update', run: (ctx) => viewset.partialUpdate(ctx) };
-  }
-  if (actions.has('destroy')) detail.methods.DELETE = { action: 'destroy', run: (ctx) => viewset.destroy(ctx) };
-  detail.methods.OPTIONS = { action: 'metadata', run: (ctx) => viewset.metadata(ctx, 'detail', detail.name(ctx)) };
-  const current: Endpoint = {
-    name: (ctx) => ctx.t('views.current', { name: label(ctx) }),
-    permissions: viewset.permissions,
-    methods: { GET: { action: 'current', run: (ctx) => viewset.current(ctx) } },
-    viewset,
-  };
-  return { list, detail, current };
-}
-
-const LIST_ACTIONS = new Set(['list', 'create']);
-const DETAIL_ACTIONS = new Set(['retrieve', 'update', 'partial_update', 'destroy']);
-
-/**
- * The routes of every resource a site exposes: `/<path>` for the list (or, for
- * the `current` action, the user's own row) and `/<path>/:pk` for one row.
- */
-export function resourceRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
-  const routes: Route[] = [];
-  for (const { resource, exposure } of registry.exposedOn(site.name)) {
-    const { list, detail, current } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit }));
-    const path = `/${exposure.path}`;
-    if (exposure.actions.includes('current')) routes.push({ path, endpoint: current });
-    else if (exposure.actions.some((action) => LIST_ACTIONS.has(action))) routes.push({ path, endpoint: list });
-    if (exposure.actions.some((action) => DETAIL_ACTIONS.has(action))) routes.push({ path: `${path}/:pk`, endpoint: detail });
-  }
-  return routes;
-}
-
-export interface Route {
-  path: string;
-  endpoint: Endpoint;
-}
-
-/**
- * A site's router: every path answers with or without its trailing slash,
- * for every method, without redirecting; unknown paths get the site's 404.
- * The browser session is loaded per route, after the path matched.
- */
-export function siteRouter(site: Site, routes: readonly Route[], logger: Logger, session?: BrowserSession): Router {
-  const router = express.Router({ caseSensitive: true, strict: false });
-  for (const route of routes) {
-    const sessionHandlers = session ? (route.endpoint.opensSession ? session.always : [session.ifCookie]) : [];
-    router.all(route.path, ...sessionHandlers, endpointHandler(site, route.endpoint, logger));
-  }
-  const notFound = (req: Request, res: Response): void => {
-    const ctx = createContext(site, req, res);
-    res.setHeader('Vary', site.vary);
-    try {
-      ctx.renderer = selectRenderer(req, site.renderers);
-    } catch {
-      // An unknown ?format= on an unknown path: still a 404, in JSON.
-    }
-    void send(ctx, site.errorResponse(ctx, new ApiError('not_found')), { name: '' }, logger);
-  };
-  router.use(notFound);
-  // Express's own failures before a handler ran, such as a path that does not percent-decode.
-  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if ((error as { status?: number }).status === 400) return notFound(req, res);
-    const ctx = createContext(site, req, res);
-    void send(ctx, errorResponse(ctx, error, logger), { name: '' }, logger);
-  });
-  return router;
 }

@@ -1,14 +1,81 @@
-import type { Authenticator } from './authentication.js';
-import type { RequestContext } from './context.js';
+/**
+ * The contracts every policy shares: the request context a request's handling
+ * fills in, the site (one API style), the renderer and the authenticator.
+ * Policies import these from here, never from each other; this module holds
+ * only types (and the ItemStream marker class) and imports no policy code.
+ */
+import type { Request, Response } from 'express';
+import type { AuthUser } from './auth/accounts.js';
+import type { AccessToken } from './auth/tokens.js';
 import type { ApiError, ErrorCode } from './errors.js';
-import type { Route } from './router.js';
 import type { Language, Translate } from './i18n.js';
-import type { JsonSchema } from './openapi/types.js';
+import type { DescribedScheme, JsonSchema } from './openapi/types.js';
 import type { SitePagination } from './pagination/types.js';
-import type { QueryDialect } from './querying/dialect.js';
-import type { Renderer } from './renderers.js';
-import type { RequestThrottle } from './throttling.js';
+import type { QueryDialect, QueryForm } from './querying/dialect.js';
 import type { SiteExposure } from './resource.js';
+import type { FieldDescription } from './serializers.js';
+import type { RequestThrottle } from './throttling.js';
+
+/** Everything a request's handling learns on the way, as DRF's Request wraps Django's. */
+export interface RequestContext {
+  readonly req: Request;
+  readonly res: Response;
+  readonly site: Site;
+  readonly language: Language;
+  readonly t: Translate;
+  /** Chosen by content negotiation; JSON until then, so early errors still render. */
+  renderer: Renderer;
+  user: AuthUser | null;
+  /** The API token the request was authenticated with, if any. */
+  token: AccessToken | null;
+  /** The scheme that identified the user (CSRF applies to sessions only). */
+  authenticator: Authenticator | null;
+}
+
+/** Who a request is, and the token it proved it with (DRF's request.user and request.auth). */
+export interface Authenticated {
+  user: AuthUser;
+  token?: AccessToken;
+}
+
+/** As Django REST Framework's BaseAuthentication. */
+export interface Authenticator {
+  /** null: the request does not use this scheme. Throws when it does, wrongly. */
+  authenticate(req: Request): Promise<Authenticated | null>;
+  /** The `WWW-Authenticate` value of a 401, when the scheme has one. */
+  readonly challenge?: string;
+  /** How the API description names the scheme (its text: `security.<name>` in the `openapi` catalogue). */
+  readonly described: DescribedScheme;
+}
+
+/** A form of the browsable page: the method it sends and the fields OPTIONS describes. */
+export interface BrowsableForm {
+  method: 'POST' | 'PUT';
+  fields: Record<string, FieldDescription>;
+  /** What a refused write sent, shown again. */
+  submitted?: Record<string, unknown>;
+}
+
+/** What a page knows of the endpoint that answered, beyond the body. */
+export interface ViewInfo {
+  name: string;
+  allow?: string;
+  form?: BrowsableForm;
+  /** A list's "Filters": its filter and search inputs, and links that order it. */
+  query?: QueryForm;
+}
+
+export interface Renderer {
+  /** The media type offered in content negotiation. */
+  readonly mediaType: string;
+  /** The `?format=` value that selects it. */
+  readonly format: string;
+  /** The exact Content-Type header sent. */
+  readonly contentType: string;
+  render(ctx: RequestContext, response: SiteResponse, view: ViewInfo): Buffer;
+  /** The body piece by piece, reading the ItemStream in `response.data` as it goes; absent: the renderer needs whole lists. */
+  renderStream?(ctx: RequestContext, response: SiteResponse): AsyncIterable<string>;
+}
 
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
 export interface SiteResponse {
@@ -60,13 +127,6 @@ export interface SiteDocs {
   readonly alwaysJson?: ReadonlySet<ErrorCode>;
   /** Statuses a browser asking for HTML gets instead of an error's own (its body is then the HTML page). */
   readonly browserStatus?: Readonly<Partial<Record<ErrorCode, number>>>;
-}
-
-/** A site's routes under one mount point: what the app serves and the API description documents. */
-export interface SiteMount {
-  site: Site;
-  path: string;
-  routes: Route[];
 }
 
 /**
