@@ -8,6 +8,8 @@ export interface Config {
   environment: string;
   /** Whether `npm start` may load the demo data into an empty development database (DEMO_DATA). */
   demoData: boolean;
+  /** The application served: the folder of its resources/, seeders/ and locales/, relative to the checkout (`examples/blog`). */
+  appRoot: string;
   /** `sqlite:<path>` (relative to the project root), `sqlite::memory:` or `postgres://…`. */
   databaseUrl: string;
   port: number;
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     environment,
     demoData: text(env, 'DEMO_DATA') === undefined ? true : flag(env, 'DEMO_DATA'),
     databaseUrl: text(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL,
+    appRoot: text(env, 'APP_ROOT') ?? '.',
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     secretKey: text(env, 'SECRET_KEY'),

@@ -57,6 +57,20 @@ export const FIELD_ERRORS = {
   enter_datetime: 'validation.enter_datetime',
   too_many_values: 'validation.too_many_values',
   operator_not_allowed: 'validation.operator_not_allowed',
+  min_value: 'validation.min_value',
+  max_value: 'validation.max_value',
+  invalid_decimal: 'validation.invalid_decimal',
+  max_digits: 'validation.max_digits',
+  max_decimal_places: 'validation.max_decimal_places',
+  invalid_choice: 'validation.invalid_choice',
+  invalid_date: 'validation.invalid_date',
+  invalid_json: 'validation.invalid_json',
+  // A reference or a many-to-many written by id.
+  incorrect_type: 'validation.incorrect_type',
+  does_not_exist: 'validation.does_not_exist',
+  not_a_list: 'validation.not_a_list',
+  // A declaration's hook or action refused the write; its message is the resource's own (FieldError.key).
+  refused: 'validation.refused',
 } as const satisfies Record<string, string>;
 
 export type FieldErrorCode = keyof typeof FIELD_ERRORS;
@@ -86,6 +100,8 @@ export class ApiError extends Error {
 export interface FieldError {
   code: FieldErrorCode;
   params: MessageParams;
+  /** The message's key when it is not the code's own (a hook's refusal). */
+  key?: string;
 }
 
 /** Several fields may fail at once; only the failing ones are reported. */
@@ -110,7 +126,7 @@ export class FieldErrors {
 
   /** Adds every field error of an earlier ValidationError. */
   addAll(error: ValidationError): void {
-    for (const [field, errors] of Object.entries(error.fields)) for (const e of errors) this.add(field, e.code, e.params);
+    for (const [field, errors] of Object.entries(error.fields)) for (const e of errors) (this.collected[field] ??= []).push(e);
   }
 
   has(field: string): boolean {
@@ -141,7 +157,7 @@ export function fieldErrorMessages(t: Translate, error: ValidationError): { fiel
     return {
       field,
       label,
-      messages: errors.map(({ code, params }) => t(FIELD_ERRORS[code], { label, attribute, ...params })),
+      messages: errors.map(({ code, params, key }) => t(key ?? FIELD_ERRORS[code], { label, attribute, ...params, defaultValue: key ?? code })),
     };
   });
 }

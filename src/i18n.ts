@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import i18next, { type i18n, type Resource } from 'i18next';
 import Negotiator from 'negotiator';
@@ -7,13 +7,34 @@ import { localesDir } from './paths.js';
 export const LANGUAGES = ['ja', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-function readCatalogues(dir: string): Resource {
+type Catalogue = Record<string, unknown>;
+
+function isCatalogue(value: unknown): value is Catalogue {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `over`'s keys over `base`'s, nested objects merged key by key. */
+function merged(base: Catalogue, over: Catalogue): Catalogue {
+  const result: Catalogue = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const below = result[key];
+    result[key] = isCatalogue(below) && isCatalogue(value) ? merged(below, value) : value;
+  }
+  return result;
+}
+
+/** Every catalogue of `dirs`, a later directory's keys over an earlier's; a missing directory adds nothing. */
+function readCatalogues(dirs: readonly string[]): Resource {
   const resources: Resource = {};
   for (const language of LANGUAGES) {
-    const languageDir = path.join(dir, language);
-    const namespaces: Record<string, Record<string, unknown>> = {};
-    for (const file of readdirSync(languageDir).filter((name) => name.endsWith('.json'))) {
-      namespaces[path.basename(file, '.json')] = JSON.parse(readFileSync(path.join(languageDir, file), 'utf8'));
+    const namespaces: Record<string, Catalogue> = {};
+    for (const dir of dirs) {
+      const languageDir = path.join(dir, language);
+      if (!existsSync(languageDir)) continue;
+      for (const file of readdirSync(languageDir).filter((name) => name.endsWith('.json'))) {
+        const namespace = path.basename(file, '.json');
+        namespaces[namespace] = merged(namespaces[namespace] ?? {}, JSON.parse(readFileSync(path.join(languageDir, file), 'utf8')) as Catalogue);
+      }
     }
     resources[language] = namespaces;
   }
@@ -21,13 +42,25 @@ function readCatalogues(dir: string): Resource {
 }
 
 let instance: i18n | undefined;
+let catalogueDirs: readonly string[] = [localesDir];
+
+/**
+ * Adds an application's own messages over the framework's (its resources'
+ * labels, its hooks' refusals). A process serves one application.
+ */
+export function useApplicationLocales(dir: string): void {
+  const dirs = dir === localesDir ? [localesDir] : [localesDir, dir];
+  if (dirs.join('\0') === catalogueDirs.join('\0')) return;
+  catalogueDirs = dirs;
+  instance = undefined;
+}
 
 /** The one i18next instance, loaded synchronously from `locales/` on first use. */
 export function messages(): i18n {
   if (!instance) {
     instance = i18next.createInstance();
     void instance.init({
-      resources: readCatalogues(localesDir),
+      resources: readCatalogues(catalogueDirs),
       initAsync: false,
       fallbackLng: false,
       supportedLngs: [...LANGUAGES],

@@ -21,11 +21,47 @@ export const projectRoot = findProjectRoot();
 /** Compiled code lives in dist/, next to which its own copies of resources/ etc. are emitted. */
 export const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The framework's messages, and the comment service's labels: every application reads them first. */
 export const localesDir = path.join(projectRoot, 'locales');
 export const templatesDir = path.join(projectRoot, 'src', 'templates');
 export const staticDir = path.join(projectRoot, 'src', 'static');
-export const resourcesDir = path.join(codeRoot, 'resources');
-export const migrationsDir = path.join(resourcesDir, 'migrations');
+
+/**
+ * Where an application served by the framework keeps its own files: its
+ * declarations and their migrations, its seeders and their data, and its
+ * messages (which add to and override the framework's).
+ */
+export interface ApplicationPaths {
+  root: string;
+  resources: string;
+  migrations: string;
+  seeders: string;
+  seedData: string;
+  locales: string;
+}
+
+/**
+ * The application whose root is `root` (relative to the checkout: `.` is the
+ * comment service, `examples/blog` the blog). Code is read where this file
+ * runs from (compiled under dist/, or the sources under Jest); data files and
+ * messages always from the checkout.
+ */
+export function applicationAt(root: string): ApplicationPaths {
+  const source = path.resolve(projectRoot, root);
+  const code = path.join(codeRoot, path.relative(projectRoot, source));
+  return {
+    root: source,
+    resources: path.join(code, 'resources'),
+    migrations: path.join(code, 'resources', 'migrations'),
+    seeders: path.join(code, 'seeders'),
+    seedData: path.join(source, 'seeders', 'data'),
+    locales: path.join(source, 'locales'),
+  };
+}
+
+const commentService = applicationAt('.');
+export const resourcesDir = commentService.resources;
+export const migrationsDir = commentService.migrations;
 /** Seeders run as code (compiled under dist/); the data files they load stay in the checkout. */
-export const seedersDir = path.join(codeRoot, 'seeders');
-export const seedDataDir = path.join(projectRoot, 'seeders', 'data');
+export const seedersDir = commentService.seeders;
+export const seedDataDir = commentService.seedData;

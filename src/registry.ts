@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { clock } from './clock.js';
 import { resourcesDir } from './paths.js';
-import type { FieldDeclaration, ResourceDeclaration, SiteExposure, UserModelContract } from './resource.js';
+import { isColumn, type ColumnField, type ResourceDeclaration, type SiteExposure, type UserModelContract } from './resource.js';
 
 export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
 export type RowModel = ModelStatic<Row>;
@@ -20,6 +20,8 @@ export interface BoundResource {
   references: Map<string, Relation>;
   /** `related` name → the resource whose rows point here, and their foreign-key field. */
   related: Map<string, Relation>;
+  /** Every relation by the name a request expands it by: references' `as`, `related` names, many-to-many fields. */
+  relations: Map<string, AnyRelation>;
   /** Columns that make up a row's display name, the first non-empty wins. */
   displayFields: readonly string[];
 }
@@ -28,6 +30,30 @@ export interface Relation {
   field: string;
   resource: BoundResource;
 }
+
+/** The model of a many-to-many's join table, one row per linked pair. */
+export interface JoinTable {
+  model: RowModel;
+  /** Its column holding the near side's id. */
+  from: string;
+  /** Its column holding the far side's id. */
+  to: string;
+  /** The association from a join row to the far side's row. */
+  far: string;
+}
+
+/**
+ * How a row reaches other rows: a reference it holds (`field` is its own
+ * column), rows whose reference holds its id (`field` is theirs), or rows
+ * linked through a join table.
+ */
+export type AnyRelation =
+  | { kind: 'reference'; field: string; resource: BoundResource }
+  | { kind: 'related'; field: string; resource: BoundResource }
+  | { kind: 'manyToMany'; join: JoinTable; resource: BoundResource };
+
+/** How deep `expand=a.b.c` may reach. */
+export const MAX_EXPAND_DEPTH = 3;
 
 /** The fields the clock writes on create and on every update. */
 interface Timestamps {
@@ -38,7 +64,7 @@ interface Timestamps {
 /** Scope that also loads hidden columns; only the account code asks for it. */
 export const WITH_HIDDEN = 'withHidden';
 
-function columnFor(field: FieldDeclaration): ModelAttributeColumnOptions {
+function columnFor(field: ColumnField): ModelAttributeColumnOptions {
   const allowNull = field.nullable ?? false;
   const defaultValue = field.default ?? undefined;
   switch (field.kind) {
@@ -54,7 +80,48 @@ function columnFor(field: FieldDeclaration): ModelAttributeColumnOptions {
       // Sequelize takes a timestamp's default as the value it writes: route it through our clock.
       return { type: DataTypes.DATE, allowNull, defaultValue: field.auto ? () => clock().now() : defaultValue };
     case 'reference':
-      return { type: DataTypes.INTEGER, allowNull };
+    case 'integer':
+      return { type: DataTypes.INTEGER, allowNull, defaultValue };
+    case 'decimal':
+      return { type: DataTypes.DECIMAL(field.maxDigits, field.decimalPlaces), allowNull, defaultValue };
+    case 'enum':
+      return { type: DataTypes.STRING(Math.max(...field.choices.map((choice) => choice.length))), allowNull, defaultValue };
+    case 'json':
+      return { type: DataTypes.JSON, allowNull, defaultValue: field.default };
+    case 'date':
+      return { type: DataTypes.DATEONLY, allowNull, defaultValue };
+  }
+}
+
+function addRelation(resource: BoundResource, name: string, relation: AnyRelation): void {
+  if (resource.relations.has(name)) throw new Error(`Resource ${resource.declaration.name}: two relations are named "${name}"`);
+  resource.relations.set(name, relation);
+}
+
+/** What needs every resource known: the relations that `expand` and counted fields name exist. */
+function assertRelationsBound(resource: BoundResource): void {
+  const { declaration } = resource;
+  const fail = (message: string): never => {
+    throw new Error(`Resource ${declaration.name}: ${message}`);
+  };
+  for (const [name, field] of Object.entries(declaration.fields)) {
+    if (field.kind === 'computed' && field.count !== undefined) {
+      const relation = resource.relations.get(field.count);
+      if (!relation || relation.kind === 'reference') fail(`fields.${name} counts "${field.count}", which is no related rows' name`);
+    }
+  }
+  const queries = [['query', declaration.query], ...Object.entries(declaration.sites ?? {}).map(([site, exposure]) => [`sites.${site}.query`, exposure.query] as const)] as const;
+  for (const [where, query] of queries) {
+    for (const path of query?.expand ?? []) {
+      const segments = path.split('.');
+      if (segments.length > MAX_EXPAND_DEPTH) fail(`${where}.expand names "${path}", deeper than ${MAX_EXPAND_DEPTH}`);
+      let at: BoundResource = resource;
+      for (const segment of segments) {
+        const relation = at.relations.get(segment);
+        if (!relation) return fail(`${where}.expand names "${path}": ${at.declaration.name} has no relation "${segment}"`);
+        at = relation.resource;
+      }
+    }
   }
 }
 
@@ -90,7 +157,7 @@ export function displayName(resource: BoundResource, row: Row): string {
 
 function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, timestamps: Timestamps): RowModel {
   const attributes: Record<string, ModelAttributeColumnOptions> = {};
-  for (const [name, field] of Object.entries(declaration.fields)) attributes[name] = columnFor(field);
+  for (const [name, field] of Object.entries(declaration.fields)) if (isColumn(field)) attributes[name] = columnFor(field);
   const createdAt = timestamps.created ?? false;
   const updatedAt = timestamps.updated ?? false;
   const hidden = Object.entries(declaration.fields)
@@ -146,24 +213,50 @@ export class ResourceRegistry {
         timestamps,
         references: new Map(),
         related: new Map(),
+        relations: new Map(),
         displayFields: displayFieldsOf(declaration),
       });
     }
     this.associate();
+    for (const resource of this.byName.values()) assertRelationsBound(resource);
   }
 
   private associate(): void {
     for (const resource of this.byName.values()) {
       for (const [name, field] of Object.entries(resource.declaration.fields)) {
+        if (field.kind === 'manyToMany') this.joinThrough(resource, name, field.to, field.through, field.related);
         if (field.kind !== 'reference') continue;
         const target = this.get(field.to);
         resource.model.belongsTo(target.model, { as: field.as, foreignKey: name, onDelete: field.onDelete, constraints: false });
         resource.references.set(field.as, { field: name, resource: target });
+        addRelation(resource, field.as, { kind: 'reference', field: name, resource: target });
         if (field.related) {
           target.model.hasMany(resource.model, { as: field.related, foreignKey: name, constraints: false });
           target.related.set(field.related, { field: name, resource });
+          addRelation(target, field.related, { kind: 'related', field: name, resource });
         }
       }
+    }
+  }
+
+  /** A many-to-many's join table as a model of its own (keyed by the pair), reached from both sides. */
+  private joinThrough(resource: BoundResource, name: string, to: string, through: { table: string; from: string; to: string }, related?: string): void {
+    const target = this.get(to);
+    const model = this.sequelize.define(
+      `${resource.declaration.name}_${name}`,
+      {
+        [through.from]: { type: DataTypes.INTEGER, allowNull: false, primaryKey: true },
+        [through.to]: { type: DataTypes.INTEGER, allowNull: false, primaryKey: true },
+      },
+      { tableName: through.table, timestamps: false },
+    ) as RowModel;
+    const far = `far_${name}`;
+    model.belongsTo(target.model, { as: far, foreignKey: through.to, constraints: false });
+    addRelation(resource, name, { kind: 'manyToMany', join: { model, from: through.from, to: through.to, far }, resource: target });
+    if (related) {
+      const near = `near_${name}`;
+      model.belongsTo(resource.model, { as: near, foreignKey: through.from, constraints: false });
+      addRelation(target, related, { kind: 'manyToMany', join: { model, from: through.to, to: through.from, far: near }, resource });
     }
   }
 

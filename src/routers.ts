@@ -58,7 +58,7 @@ const DETAIL_ACTIONS = new Set(['retrieve', 'update', 'partial_update', 'destroy
 export function resourceRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
   const routes: Route[] = [];
   for (const { resource, exposure } of registry.exposedOn(site.name)) {
-    const { list, detail, current } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit }));
+    const { list, detail, current } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit, registry }));
     const path = `/${exposure.path}`;
     if (exposure.actions.includes('current')) routes.push({ path, endpoint: current });
     else if (exposure.actions.some((action) => LIST_ACTIONS.has(action))) routes.push({ path, endpoint: list });

@@ -1,6 +1,6 @@
-import { fn, col, where, Op, type IncludeOptions, type WhereOptions } from 'sequelize';
-import validator from 'validator';
-import { FieldErrors, ValidationError, type FieldErrorCode } from './errors.js';
+import { fn, col, where, Op, type IncludeOptions, type Transaction, type WhereOptions } from 'sequelize';
+import { cleanValue, formatDecimal, fromStored, parseBoolean, typeName, type WritableField } from './cleaning.js';
+import { FieldErrors, ValidationError } from './errors.js';
 import { displayName, displayNameOf, type BoundResource, type Row } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
 
@@ -22,79 +22,12 @@ export interface FieldDescription {
   max_length?: number;
 }
 
-interface WritableField {
-  name: string;
-  field: FieldDeclaration;
-  required: boolean;
-  allowBlank: boolean;
-  maxLength: number | undefined;
-}
-
-/** One field a serializer shows: a declared column, or a reference's `as` name (shown as that row's display name). */
+/** One field a serializer shows: a declared field, or a reference's `as` name (shown as that row's display name). */
 export type ShownField =
   | { name: string; kind: 'column'; field: FieldDeclaration; writable?: Readonly<WritableField> }
   | { name: string; kind: 'reference'; resource: BoundResource };
 
-type Cleaned = { value: unknown } | { error: FieldErrorCode; params?: Record<string, string | number> };
-
-const USERNAME = /^[\p{L}\p{N}_.@+-]+$/u;
-/** A UTF-16 half with no partner: not text, and PostgreSQL would refuse it. */
-const LONE_SURROGATE = /\p{Cs}/u;
-// Django REST Framework's BooleanField spellings.
-const TRUE_VALUES = new Set<unknown>([true, 1, '1', 't', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
-const FALSE_VALUES = new Set<unknown>([false, 0, '0', 'f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
-
-/** A time without an offset is UTC: Sequelize writes SQLite times as `YYYY-MM-DD HH:MM:SS.mmm +00:00`. */
-const HAS_OFFSET = /(?:[+-]\d\d:?\d\d|Z)$/;
-
-/** A raw column value as the model would give it. */
-function fromStored(field: FieldDeclaration | undefined, value: unknown): unknown {
-  if (field?.kind === 'datetime' && typeof value === 'string') return new Date(HAS_OFFSET.test(value) ? value : `${value} +00:00`);
-  if (field?.kind === 'boolean' && typeof value === 'number') return value !== 0;
-  return value;
-}
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
-
-/** A JSON value's kind as Django REST Framework names it in messages (`list`, `null`, `number`, …). */
-export function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'list' : typeof value;
-}
-
-function cleanString(spec: WritableField, raw: unknown): Cleaned {
-  if (typeof raw === 'boolean' || (typeof raw !== 'string' && typeof raw !== 'number') || Number.isNaN(raw)) {
-    return { error: 'invalid_string' };
-  }
-  const value = String(raw).trim();
-  if (LONE_SURROGATE.test(value)) return { error: 'invalid_string' };
-  if (value.includes('\u0000')) return { error: 'null_characters' };
-  if (value === '') return spec.allowBlank ? { value } : { error: 'blank' };
-  if (spec.maxLength !== undefined && codePoints(value) > spec.maxLength) {
-    return { error: 'max_length', params: { max_length: spec.maxLength } };
-  }
-  const format = (spec.field as StringField).format;
-  if (format === 'email' && !validator.isEmail(value)) return { error: 'invalid_email' };
-  if (format === 'username' && !USERNAME.test(value)) return { error: 'invalid_username' };
-  return { value };
-}
-
-/** A boolean in any spelling Django REST Framework accepts; undefined for anything else. */
-export function parseBoolean(raw: unknown): boolean | undefined {
-  if (TRUE_VALUES.has(raw)) return true;
-  if (FALSE_VALUES.has(raw)) return false;
-  return undefined;
-}
-
-function cleanBoolean(raw: unknown): Cleaned {
-  if (TRUE_VALUES.has(raw)) return { value: true };
-  if (FALSE_VALUES.has(raw)) return { value: false };
-  return { error: 'invalid_boolean' };
-}
+export { parseBoolean, typeName };
 
 /**
  * Turns declared fields into validation of input and representation of rows
@@ -110,10 +43,7 @@ export class Serializer {
     this.writable = options.fields.flatMap((name) => {
       if (options.readOnly || resource.references.has(name)) return [];
       const field = this.field(name);
-      if (field.readOnly || field.kind === 'id') return [];
-      if (field.kind !== 'string' && field.kind !== 'text' && field.kind !== 'boolean') {
-        throw new Error(`${resource.declaration.name}.${name}: writable ${field.kind} fields are not supported`);
-      }
+      if (field.kind === 'computed' || field.readOnly || field.kind === 'id') return [];
       const rules = options.rules?.[name] ?? {};
       const limits = [rules.maxLength, 'maxLength' in field ? field.maxLength : undefined].filter(
         (limit): limit is number => limit !== undefined,
@@ -122,7 +52,8 @@ export class Serializer {
         {
           name,
           field,
-          required: rules.required ?? (!field.nullable && field.default === undefined),
+          // A many-to-many may be left empty, as Laravel's sync([]) and a Django field with blank=True.
+          required: rules.required ?? (field.kind !== 'manyToMany' && !field.nullable && field.default === undefined),
           allowBlank: field.default === '',
           maxLength: limits.length > 0 ? Math.min(...limits) : undefined,
         },
@@ -167,8 +98,9 @@ export class Serializer {
    * model would (SQLite keeps times as text and booleans as numbers).
    */
   representPlain(values: Record<string, unknown>): Record<string, unknown> {
+    const sqlite = this.resource.model.sequelize?.getDialect() === 'sqlite';
     return this.representWith(
-      (name) => fromStored(this.resource.declaration.fields[name], values[name]),
+      (name) => fromStored(this.resource.declaration.fields[name], values[name], sqlite),
       (related, name) => {
         const fields = related as Record<string, unknown>;
         const resource = this.relationOf(name);
@@ -187,10 +119,17 @@ export class Serializer {
   private representWith(value: (name: string) => unknown, related: (row: unknown, name: string) => string | null): Record<string, unknown> {
     const result: Record<string, unknown> = {};
     for (const name of this.options.fields) {
-      const found = value(name);
+      const field = this.resource.declaration.fields[name];
       if (this.resource.references.has(name)) {
+        const found = value(name);
         result[name] = found ? related(found, name) : null;
+      } else if (field?.kind === 'manyToMany' || field?.kind === 'computed') {
+        // Filled in for all rows at once by the relation loader; the key keeps its place.
+        result[name] = null;
+      } else if (field?.kind === 'decimal') {
+        result[name] = formatDecimal(value(name), field.decimalPlaces);
       } else {
+        const found = value(name);
         result[name] = found instanceof Date ? this.options.formatTimestamp(found) : (found ?? null);
       }
     }
@@ -205,7 +144,7 @@ export class Serializer {
    */
   async validate(
     input: unknown,
-    { partial = false, instance, unique = true }: { partial?: boolean; instance?: Row; unique?: boolean } = {},
+    { partial = false, instance, unique = true, transaction }: { partial?: boolean; instance?: Row; unique?: boolean; transaction?: Transaction } = {},
   ) {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new ValidationError({
@@ -226,13 +165,31 @@ export class Serializer {
         else errors.add(spec.name, 'null');
         continue;
       }
-      const cleaned = spec.field.kind === 'boolean' ? cleanBoolean(raw) : cleanString(spec, raw);
+      const cleaned = cleanValue(spec, raw);
       if ('error' in cleaned) errors.add(spec.name, cleaned.error, cleaned.params);
       else values[spec.name] = cleaned.value;
     }
+    await this.checkReferenced(values, errors, transaction);
     if (unique) await this.checkUnique(values, errors, instance);
     errors.throwIfAny(this.resource.key);
     return values;
+  }
+
+  /** The rows that references and many-to-manys name exist: one query per field, never a foreign-key failure. */
+  private async checkReferenced(values: Record<string, unknown>, errors: FieldErrors, transaction?: Transaction): Promise<void> {
+    for (const spec of this.writable) {
+      const { field } = spec;
+      const value = values[spec.name];
+      if ((field.kind !== 'reference' && field.kind !== 'manyToMany') || value === null || value === undefined) continue;
+      const ids = (Array.isArray(value) ? value : [value]) as number[];
+      if (ids.length === 0) continue;
+      const target = this.resource.relations.get(field.kind === 'reference' ? field.as : spec.name)?.resource;
+      if (!target) continue;
+      const key = target.model.primaryKeyAttribute;
+      const found = new Set((await target.model.findAll({ attributes: [key], where: { [key]: ids }, raw: true, transaction })).map((row) => (row as unknown as Record<string, unknown>)[key]));
+      const missing = ids.find((id) => !found.has(id));
+      if (missing !== undefined) errors.add(spec.name, 'does_not_exist', { pk_value: missing });
+    }
   }
 
   private async checkUnique(values: Record<string, unknown>, errors: FieldErrors, instance?: Row): Promise<void> {
@@ -289,5 +246,19 @@ function fieldType(field: FieldDeclaration): string {
       return 'datetime';
     case 'reference':
       return 'field';
+    case 'integer':
+      return 'integer';
+    case 'decimal':
+      return 'decimal';
+    case 'enum':
+      return 'choice';
+    case 'json':
+      return 'json';
+    case 'date':
+      return 'date';
+    case 'manyToMany':
+      return 'field';
+    case 'computed':
+      return field.type;
   }
 }

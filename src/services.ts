@@ -7,7 +7,9 @@ import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrator.js';
 import { describeMissing, missingQueryIndexes } from './db/query-indexes.js';
+import { useApplicationLocales } from './i18n.js';
 import { createLogger, type Logger } from './logger.js';
+import { applicationAt, type ApplicationPaths } from './paths.js';
 import { loadDeclarations, ResourceRegistry } from './registry.js';
 import { createThrottles, type Throttles } from './throttling.js';
 import type { ResourceDeclaration } from './resource.js';
@@ -15,6 +17,8 @@ import type { ResourceDeclaration } from './resource.js';
 /** What the app, the CLI and the tests share: one database, its resources and accounts. */
 export interface Services {
   config: Config;
+  /** The application served: where its declarations, migrations, seeders and messages are. */
+  application: ApplicationPaths;
   logger: Logger;
   sequelize: Sequelize;
   registry: ResourceRegistry;
@@ -29,10 +33,13 @@ export interface Services {
 }
 
 export interface ServiceOptions {
-  /** Declarations to serve; default: every file of `resources/`. */
+  /** The application served; default: the one at APP_ROOT (the comment service). */
+  application?: ApplicationPaths;
+  /** Declarations to serve; default: every file of the application's `resources/`. */
   declarations?: readonly ResourceDeclaration[];
   /** Apply pending migrations first (npm start and the CLI do). */
   migrate?: boolean;
+  /** Default: the application's `resources/migrations/`. */
   migrationDirs?: readonly string[];
   logger?: Logger;
 }
@@ -51,13 +58,15 @@ async function warnOfMissingIndexes(sequelize: Sequelize, registry: ResourceRegi
 
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  const application = options.application ?? applicationAt(config.appRoot);
+  useApplicationLocales(application.locales);
   const sequelize = openDatabase(config.databaseUrl);
   try {
     if (options.migrate ?? true) {
-      const applied = await migrate(sequelize, options.migrationDirs);
+      const applied = await migrate(sequelize, options.migrationDirs ?? [application.migrations]);
       if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     }
-    const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations()));
+    const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations(application.resources)));
     await warnOfMissingIndexes(sequelize, registry, logger);
     const accounts = new Accounts(registry, new PasswordHasher(config.passwordIterations));
     const tokenModel = registry.tokens();
@@ -74,6 +83,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     };
     return {
       config,
+      application,
       logger,
       sequelize,
       registry,

@@ -1,6 +1,5 @@
 import type { FindOptions, IncludeOptions } from 'sequelize';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
-import { clock } from './clock.js';
 import { ItemStream, type Item, type RequestContext, type Site, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
 import { chosenPaginator, offeredPaginators, type OfferedPaginators } from './pagination/offered.js';
@@ -12,7 +11,10 @@ import { baseMetadata } from './metadata.js';
 import { requestData } from './parsers.js';
 import { parsePk } from './pk.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
-import type { BoundResource, Row } from './registry.js';
+import type { BoundResource, ResourceRegistry, Row } from './registry.js';
+import { attachRelations, storedValues, type StoredRow } from './relations/loader.js';
+import { RelationPlans } from './relations/plans.js';
+import { RowWriter } from './writes.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 
@@ -21,15 +23,16 @@ const SHOWN_ID_LENGTH = 64;
 const BY_ID: FindOptions['order'] = [['id', 'ASC']];
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
 
-/** A representation with only the fields the request selects, and the references it expands. */
+/** A representation with only the fields the request selects, and the relations it expands. */
 function selected(item: Item, { fields, expand }: ItemRequest): Item {
   if (!fields) return item;
-  const keep = new Set([...fields, ...expand]);
+  const keep = new Set([...fields, ...expand.map((path) => path.split('.')[0])]);
   return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
 }
 
 export interface ViewSetOptions {
   bodyLimit: number;
+  registry: ResourceRegistry;
 }
 
 /**
@@ -50,6 +53,10 @@ export class ModelViewSet {
   readonly pagination: OfferedPaginators;
   /** Serializers showing the exposure's fields and some references, by the references' names. */
   private readonly expanded = new Map<string, Serializer>();
+  /** The relations shown with rows: many-to-many ids, counts, computed fields, expansions. */
+  protected readonly relations: RelationPlans;
+  /** Every write, with the declaration's hooks and many-to-many links. */
+  readonly writer: RowWriter;
 
   constructor(
     readonly site: Site,
@@ -76,6 +83,15 @@ export class ModelViewSet {
     this.listQuery = querySpec(resource, exposure, exposure.fields);
     this.itemQuery = querySpec(resource, exposure, exposure.retrieveFields ?? exposure.fields);
     this.pagination = offeredPaginators(site, exposure.pagination, resource.declaration.name);
+    this.relations = new RelationPlans(site, options.registry);
+    this.writer = new RowWriter(resource, (name) => options.registry.get(name).model);
+  }
+
+  /** Rows as the site shows them: each represented, then what the plan adds loaded for all at once. */
+  protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false): Promise<Item[]> {
+    const items = rows.map((row) => (plain ? serializer.representPlain(row as StoredRow) : serializer.represent(row as Row)));
+    await attachRelations(this.relations.planFor(serializer, expand), storedValues(rows), items);
+    return items;
   }
 
   /** The paginator of a request (DRF's `paginator`): the first other style whose parameters it names, else the default. */
@@ -85,7 +101,8 @@ export class ModelViewSet {
 
   /** The serializer of `base`'s fields and the references `expand` names. */
   serializerFor(expand: readonly string[], base: Serializer = this.serializer): Serializer {
-    const added = expand.filter((name) => !base.fieldNames.includes(name));
+    // Only references shown by name join their row; every other relation is loaded apart (relations/loader.ts).
+    const added = expand.filter((name) => !base.fieldNames.includes(name) && this.relations.joinsByName(this.resource, name));
     if (added.length === 0) return base;
     const key = `${base === this.serializer ? 'list' : 'item'}:${added.join(',')}`;
     let found = this.expanded.get(key);
@@ -128,7 +145,8 @@ export class ModelViewSet {
   protected async written(ctx: RequestContext, row: Row): Promise<unknown> {
     const include = this.serializer.includes();
     if (include.length > 0) await row.reload({ include });
-    return this.site.itemBody(ctx, this.exposure, this.serializer.represent(row));
+    const [item] = await this.representRows([row], this.serializer, []);
+    return this.site.itemBody(ctx, this.exposure, item as Item);
   }
 
   async list(ctx: RequestContext): Promise<SiteResponse> {
@@ -136,7 +154,7 @@ export class ModelViewSet {
     const serializer = this.serializerFor(request.expand);
     const query = await this.queryOptions(ctx, request, serializer);
     const shown = (item: Item): Item => selected(item, request);
-    const represent = (rows: Row[]): Item[] => rows.map((row) => shown(serializer.represent(row)));
+    const represent = async (rows: Row[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
     const paginator = this.paginatorFor(ctx);
     if (paginator) {
       const { model, declaration } = this.resource;
@@ -144,17 +162,17 @@ export class ModelViewSet {
     }
     if (!ctx.renderer.renderStream) {
       const rows = await this.resource.model.findAll(query);
-      return { status: 200, data: this.site.listBody(ctx, this.exposure, represent(rows)) };
+      return { status: 200, data: this.site.listBody(ctx, this.exposure, await represent(rows)) };
     }
     const keyset = canContinueAfter(this.resource.declaration.fields, query.order);
     const batches = readInBatches({ model: this.resource.model, fields: this.resource.declaration.fields, query, keyset });
-    const represented = (rows: PlainRow[]): Item[] => rows.map((row) => shown(serializer.representPlain(row)));
+    const represented = async (rows: PlainRow[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand, true)).map(shown);
     // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
     const first = await batches.next();
-    const firstItems = first.done ? [] : represented(first.value);
+    const firstItems = first.done ? [] : await represented(first.value);
     const items = new ItemStream(async function* () {
       yield firstItems;
-      for await (const rows of batches) yield represented(rows);
+      for await (const rows of batches) yield await represented(rows);
     });
     return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true };
   }
@@ -163,7 +181,8 @@ export class ModelViewSet {
     const request = this.site.querying.itemRequest(ctx, this.itemQuery);
     const serializer = this.serializerFor(request.expand, this.retrieveSerializer);
     const row = await this.getObject(ctx, 'retrieve', serializer.includes());
-    return { status: 200, data: this.site.itemBody(ctx, this.exposure, selected(serializer.represent(row), request)) };
+    const [item] = await this.representRows([row], serializer, request.expand);
+    return { status: 200, data: this.site.itemBody(ctx, this.exposure, selected(item as Item, request)) };
   }
 
   /** The browsable page's filter form for this list, when it lets clients ask anything. */
@@ -199,7 +218,7 @@ export class ModelViewSet {
   protected async performCreate(ctx: RequestContext, values: Record<string, unknown>): Promise<Row> {
     const ownerField = this.resource.declaration.ownerField;
     if (ownerField && ctx.user) values[ownerField] = ctx.user.id;
-    return this.resource.model.create(values);
+    return this.writer.create(values, { user: ctx.user });
   }
 
   async update(ctx: RequestContext): Promise<SiteResponse> {
@@ -217,17 +236,18 @@ export class ModelViewSet {
     return { status: 200, data: await this.written(ctx, row) };
   }
 
-  /** Every accepted update refreshes the update time, changed values or not (Django's auto_now). */
-  protected async performUpdate(_ctx: RequestContext, row: Row, values: Record<string, unknown>): Promise<void> {
-    const updated = this.resource.timestamps.updated;
-    row.set(updated ? { ...values, [updated]: clock().now() } : values);
-    await row.save();
+  protected async performUpdate(ctx: RequestContext, row: Row, values: Record<string, unknown>): Promise<void> {
+    await this.writer.update(row, values, { user: ctx.user });
   }
 
   async destroy(ctx: RequestContext): Promise<SiteResponse> {
     const row = await this.getObject(ctx, 'destroy');
-    await row.destroy();
+    await this.performDestroy(ctx, row);
     return this.site.destroyed;
+  }
+
+  protected async performDestroy(ctx: RequestContext, row: Row): Promise<void> {
+    await this.writer.destroy(row, { user: ctx.user });
   }
 
   /** OPTIONS, as Django REST Framework's SimpleMetadata: the write action is listed only if this user may use it. */

@@ -10,6 +10,13 @@ const PROPERTY_TYPES: Record<FieldDeclaration['kind'], PropertyType> = {
   boolean: 'boolean',
   datetime: 'datetime',
   reference: 'reference',
+  integer: 'number',
+  decimal: 'float',
+  enum: 'string',
+  json: 'mixed',
+  date: 'date',
+  manyToMany: 'reference',
+  computed: 'string',
 };
 
 /** Fields the admin writes through the serializer; references and times are set by the framework. */

@@ -34,7 +34,7 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
     .description('apply pending database migrations')
     .action(() =>
       run(async (services) => {
-        const applied = await migrate(services.sequelize);
+        const applied = await migrate(services.sequelize, [services.application.migrations]);
         write(applied.length > 0 ? t('migrate.applied', { count: applied.length, names: applied.join(', ') }) : t('migrate.none'));
       }, false),
     );

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
-import { seedDataDir, seedersDir } from '../paths.js';
 import type { Services } from '../services.js';
 import { loadUserFiles, type FileReport } from '../userdata/loader.js';
 
@@ -81,8 +80,8 @@ function seederFiles(dir: string): SeederFile[] {
  * migrations are in `schema_migrations`.
  */
 export async function seed(services: Services, options: SeedOptions = {}): Promise<SeedOutcome> {
-  const dataDir = options.dataDir ?? seedDataDir;
-  const files = seederFiles(options.dir ?? seedersDir);
+  const dataDir = options.dataDir ?? services.application.seedData;
+  const files = seederFiles(options.dir ?? services.application.seeders);
   const results = new Map<string, SeedResult>();
   const umzug = new Umzug({
     migrations: files.map((file) => ({

@@ -1,5 +1,5 @@
 import type { BoundResource } from '../registry.js';
-import type { FieldDeclaration, StringField } from '../resource.js';
+import type { ComputedType, FieldDeclaration, StringField } from '../resource.js';
 import type { Serializer, ShownField } from '../serializers.js';
 import type { JsonSchema } from './types.js';
 
@@ -45,6 +45,16 @@ function columnSchema(field: FieldDeclaration, timestamp: JsonSchema): JsonSchem
     case 'id':
     case 'reference':
       return { type: 'integer' };
+    case 'integer':
+      return bounded({ type: 'integer' }, field.min, field.max);
+    case 'decimal':
+      return { type: 'string', format: 'decimal', pattern: decimalPattern(field.maxDigits, field.decimalPlaces) };
+    case 'enum':
+      return { type: 'string', enum: [...field.choices] };
+    case 'json':
+      return {};
+    case 'date':
+      return { type: 'string', format: 'date' };
     case 'string':
     case 'text': {
       const format = stringFormat(field);
@@ -54,6 +64,39 @@ function columnSchema(field: FieldDeclaration, timestamp: JsonSchema): JsonSchem
       return { type: 'boolean' };
     case 'datetime':
       return { ...timestamp };
+    case 'manyToMany':
+      return { type: 'array', items: { type: 'integer' } };
+    case 'computed':
+      return computedSchema(field.type, timestamp);
+  }
+}
+
+function bounded(schema: JsonSchema, minimum: number | undefined, maximum: number | undefined): JsonSchema {
+  return { ...schema, ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}) };
+}
+
+/** A decimal as Django REST Framework writes it: a string of at most maxDigits digits, decimalPlaces of them after the point. */
+function decimalPattern(maxDigits: number, decimalPlaces: number): string {
+  const whole = maxDigits - decimalPlaces;
+  return decimalPlaces > 0 ? `^-?\\d{1,${Math.max(whole, 1)}}(\\.\\d{1,${decimalPlaces}})?$` : `^-?\\d{1,${whole}}$`;
+}
+
+function computedSchema(type: ComputedType, timestamp: JsonSchema): JsonSchema {
+  switch (type) {
+    case 'integer':
+      return { type: 'integer' };
+    case 'decimal':
+      return { type: 'string', format: 'decimal' };
+    case 'string':
+      return { type: 'string' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'datetime':
+      return { ...timestamp };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'json':
+      return {};
   }
 }
 

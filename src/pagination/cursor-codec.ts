@@ -40,9 +40,15 @@ function validValue(field: FieldDeclaration | undefined, value: unknown): value 
   switch (field?.kind) {
     case 'id':
     case 'reference':
+    case 'integer':
       return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'decimal':
+      return (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^-?\d+(?:\.\d+)?$/.test(value));
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value);
     case 'string':
     case 'text':
+    case 'enum':
       return typeof value === 'string' && !value.includes('\u0000');
     case 'boolean':
       return typeof value === 'boolean';

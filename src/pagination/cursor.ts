@@ -43,6 +43,6 @@ export class CursorPagination implements Paginator {
     const size = pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
     const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size });
     const link = (cursor: string | null): string | null => (cursor === null ? null : drfLink(ctx, { [this.cursorParam]: cursor }));
-    return { next: link(next), previous: link(previous), results: source.represent(rows) };
+    return { next: link(next), previous: link(previous), results: await source.represent(rows) };
   }
 }

@@ -124,7 +124,7 @@ export class LengthAwarePagination implements Paginator {
     );
     const links = [{ url: prev, label: ctx.t('pagination.previous'), active: false }, ...pages, { url: next, label: ctx.t('pagination.next'), active: false }];
     return {
-      [this.listKey(exposure)]: represent(rows),
+      [this.listKey(exposure)]: await represent(rows),
       links: { first: url(1), last: url(lastPage), prev, next },
       meta: {
         current_page: current,
@@ -176,7 +176,7 @@ export class LaravelCursorPagination implements Paginator {
     const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size: perPage });
     const url = (cursor: string | null): string | null => (cursor === null ? null : laravelLink(ctx, { [this.cursorParam]: cursor }));
     return {
-      [this.listKey(source.exposure)]: source.represent(rows),
+      [this.listKey(source.exposure)]: await source.represent(rows),
       links: { first: null, last: null, prev: url(previous), next: url(next) },
       meta: { path: laravelPath(ctx), per_page: perPage, next_cursor: next, prev_cursor: previous },
     };

@@ -49,7 +49,7 @@ export class LimitOffsetPagination implements Paginator {
     const offset = this.getOffset(ctx);
     const count = await countRows(model, query.where);
     const rows = await readOffsetRows(model, query, offset, Math.min(limit, count - offset), count);
-    return { count, next: this.nextLink(ctx, limit, offset, count), previous: this.previousLink(ctx, limit, offset), results: represent(rows) };
+    return { count, next: this.nextLink(ctx, limit, offset, count), previous: this.previousLink(ctx, limit, offset), results: await represent(rows) };
   }
 
   nextLink(ctx: RequestContext, limit: number, offset: number, count: number): string | null {

@@ -103,7 +103,7 @@ export class PageNumberPagination implements Paginator {
 
   async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
     const { rows, links } = await this.page(ctx, source);
-    return { count: links.count, next: links.next, previous: links.previous, results: source.represent(rows) };
+    return { count: links.count, next: links.next, previous: links.previous, results: await source.represent(rows) };
   }
 
   /** The request's own URL for another page; page 1 drops the parameter. Other parameters stay, sorted by name. */

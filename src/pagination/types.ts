@@ -24,7 +24,7 @@ export interface ListSource {
   /** The resource's declared fields: a cursor's values are checked against their kinds. */
   fields: Readonly<Record<string, FieldDeclaration>>;
   query: OrderedQuery;
-  represent(rows: Row[]): Item[];
+  represent(rows: Row[]): Promise<Item[]>;
   exposure: SiteExposure;
 }
 

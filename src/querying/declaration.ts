@@ -17,6 +17,14 @@ export const LOOKUPS_BY_KIND: Readonly<Record<FieldDeclaration['kind'], readonly
   text: ['exact', 'icontains', 'in', 'isnull'],
   boolean: ['exact', 'isnull'],
   datetime: ['exact', ...RANGES, 'isnull'],
+  integer: ['exact', 'in', ...RANGES, 'isnull'],
+  decimal: ['exact', 'in', ...RANGES, 'isnull'],
+  enum: ['exact', 'in', 'isnull'],
+  date: ['exact', ...RANGES, 'isnull'],
+  json: [],
+  // Rows linked to any of the ids given.
+  manyToMany: ['exact', 'in'],
+  computed: [],
 };
 
 /** Query parameters either dialect already gives a meaning: a filter must not be named like one. */
@@ -62,10 +70,15 @@ function assertQuery(declaration: ResourceDeclaration, where: string, query: Lis
     if (field.kind !== 'string' && field.kind !== 'text') fail(declaration, `${where}.search`, `names "${name}", which is no text field`);
   }
   for (const name of query.orderingFields ?? []) column(declaration, `${where}.orderingFields`, name);
-  // A hidden reference is not shown, so neither is the row it points at.
-  const aliases = new Set(Object.values(declaration.fields).flatMap((field) => (field.kind === 'reference' && !field.hidden ? [field.as] : [])));
-  for (const name of query.expand ?? []) {
-    if (!aliases.has(name)) fail(declaration, `${where}.expand`, `names "${name}", which is no reference's \`as\` name`);
+  // A hidden relation is not shown, so neither are the rows it reaches. A name that is no field of
+  // this resource may be another's `related` name: the registry checks those once every resource is known.
+  for (const path of query.expand ?? []) {
+    const [name = ''] = path.split('.');
+    const reference = Object.values(declaration.fields).find((field) => field.kind === 'reference' && field.as === name);
+    const field = reference ?? declaration.fields[name];
+    if (field && ((field.kind !== 'reference' && field.kind !== 'manyToMany') || field.hidden)) {
+      fail(declaration, `${where}.expand`, `names "${name}", which is no relation (a reference's \`as\` name, a many-to-many or a related name)`);
+    }
   }
 }
 

@@ -76,9 +76,19 @@ export function querySpec(resource: BoundResource, exposure: SiteExposure, shown
     search: query.search ?? [],
     orderingFields: query.orderingFields ?? [],
     sparseFields: query.sparseFields ? shown : null,
-    expand: query.expand ?? [],
+    expand: withPrefixes(query.expand ?? []),
     type: resource.declaration.table,
   };
+}
+
+/** `replies.author` lets a client expand `replies` alone too, as spatie's allowedIncludes do. */
+function withPrefixes(paths: readonly string[]): string[] {
+  const all = new Set<string>();
+  for (const path of paths) {
+    const segments = path.split('.');
+    for (let depth = 1; depth <= segments.length; depth += 1) all.add(segments.slice(0, depth).join('.'));
+  }
+  return [...all];
 }
 
 /** Whether the exposure lets clients ask anything of its lists. */

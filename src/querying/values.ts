@@ -15,6 +15,7 @@ export type ParsedValue = { value: FilterValue } | { error: FieldErrorCode };
 const INTEGER_BOUND = 2_147_483_648;
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** At most this many values in one `in` filter: each is a bound value of the query. */
 export const MAX_FILTER_VALUES = 100;
@@ -37,7 +38,13 @@ export function filterValue(kind: FieldDeclaration['kind'], text: string, parseT
   switch (kind) {
     case 'id':
     case 'reference':
+    case 'integer':
+    case 'manyToMany':
       return integerValue(text.trim());
+    case 'decimal':
+      return NUMBER.test(text.trim()) ? { value: text.trim() } : { error: 'enter_number' };
+    case 'date':
+      return ISO_DATE.test(text.trim()) && !Number.isNaN(Date.parse(text.trim())) ? { value: text.trim() } : { error: 'invalid_date' };
     case 'datetime': {
       const time = parseTime(text);
       return time ? { value: time } : { error: 'enter_datetime' };
@@ -48,7 +55,11 @@ export function filterValue(kind: FieldDeclaration['kind'], text: string, parseT
     }
     case 'string':
     case 'text':
+    case 'enum':
       return text.includes('\u0000') ? { error: 'null_characters' } : { value: text };
+    case 'json':
+    case 'computed':
+      return { error: 'invalid_string' };
   }
 }
 

@@ -1,7 +1,7 @@
 import { classifyPassword } from '../auth/hashers.js';
 import { FIELD_ERRORS, ValidationError } from '../errors.js';
 import { userModelOf, type BoundResource } from '../registry.js';
-import type { FieldDeclaration, StringField, UserModelContract } from '../resource.js';
+import { isColumn, type FieldDeclaration, type StringField, type UserModelContract } from '../resource.js';
 import { Serializer, typeName } from '../serializers.js';
 import { parseTimestamp, utcTimestamp } from '../timestamps.js';
 import { Problem } from './problems.js';
@@ -264,7 +264,7 @@ function writableCopy(
   const copy: Record<string, FieldDeclaration> = { ...fields };
   for (const name of names) {
     const field = fields[name];
-    if (field) copy[name] = { ...field, readOnly: false };
+    if (field && isColumn(field)) copy[name] = { ...field, readOnly: false };
   }
   return copy;
 }

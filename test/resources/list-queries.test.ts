@@ -67,7 +67,7 @@ describe('list queries in the declarations', () => {
       ['isnull on a field never null', { filters: { name: ['isnull'] } }, 'uses isnull on a field that is never null'],
       ['a search of no text', { search: ['seen'] }, 'names "seen", which is no text field'],
       ['a filter named like a query parameter', { filters: { page: ['exact'] } }, 'cannot filter "page"'],
-      ['an expansion of no reference', { expand: ['name'] }, 'names "name", which is no reference'],
+      ['an expansion of no reference', { expand: ['name'] }, 'names "name", which is no relation'],
       ['ordering by a hidden field', { orderingFields: ['secret'] }, 'query.orderingFields names hidden field "secret"'],
     ])('%s', (_what, query, message) => {
       expect(() => declare(query)).toThrow(message);
@@ -75,7 +75,7 @@ describe('list queries in the declarations', () => {
 
     test('a hidden reference cannot be expanded', () => {
       const fields = { id: field.id(), reviewer: field.reference('User', { as: 'reviewer', hidden: true, nullable: true, onDelete: 'SET NULL' }) };
-      expect(() => defineResource({ name: 'Secretive', table: 'secretive', fields, query: { expand: ['reviewer'] } })).toThrow('names "reviewer", which is no reference');
+      expect(() => defineResource({ name: 'Secretive', table: 'secretive', fields, query: { expand: ['reviewer'] } })).toThrow('names "reviewer", which is no relation');
     });
 
     test('a page size above its maximum is refused', () => {

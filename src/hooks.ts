@@ -1,0 +1,48 @@
+/**
+ * Behaviour a declaration adds to its writes (Django's pre_save/post_save and
+ * pre_delete/post_delete signals, Laravel's model events), run inside the
+ * write's transaction so that a hook that fails leaves nothing half written.
+ */
+import type { Transaction } from 'sequelize';
+import type { AuthUser } from './auth/accounts.js';
+import { ValidationError, type MessageParams } from './errors.js';
+import type { Row, RowModel } from './registry.js';
+
+export interface HookContext {
+  /** Whom the write is made for: the request's user, the admin's staff member, or null (a seeder, the CLI). */
+  readonly user: AuthUser | null;
+  /** Every query a hook makes passes it, so that its writes stand or fall with the row's. */
+  readonly transaction: Transaction;
+  /**
+   * The values written, by field name: a before-hook may change, add or
+   * remove them (a many-to-many holds its list of ids); after the write, what was written.
+   */
+  readonly data: Record<string, unknown>;
+  /** The row: null before a create, as stored before an update or a delete, as written after a create or an update. */
+  readonly row: Row | null;
+  /** Another resource's model (by declared name), for reads and writes in the same transaction. */
+  model(name: string): RowModel;
+  /**
+   * Refuses the write with an error on `field`, in the site's shape. `key`
+   * names the message in the `resources` catalogue under `<resource>.errors.`.
+   */
+  refuse(field: string, key: string, params?: MessageParams): never;
+}
+
+export type Hook = (ctx: HookContext) => void | Promise<void>;
+
+export interface ResourceHooks {
+  beforeCreate?: Hook;
+  afterCreate?: Hook;
+  beforeUpdate?: Hook;
+  afterUpdate?: Hook;
+  beforeDestroy?: Hook;
+  afterDestroy?: Hook;
+}
+
+export type HookName = keyof ResourceHooks;
+
+/** The error a hook's `refuse` throws: a field error whose message is the resource's own. */
+export function refusal(resourceKey: string, field: string, key: string, params: MessageParams = {}): ValidationError {
+  return new ValidationError({ [field]: [{ code: 'refused', params, key: `resources:${resourceKey}.errors.${key}` }] }, resourceKey);
+}

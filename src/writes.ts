@@ -1,0 +1,126 @@
+/**
+ * Every write of a declared resource, from either API site, the admin or an
+ * action: its hooks and its many-to-many links in one transaction with the
+ * row, so that a refusal or a failure leaves nothing half written.
+ */
+import { Op, Transaction } from 'sequelize';
+import type { AuthUser } from './auth/accounts.js';
+import { clock } from './clock.js';
+import { refusal, type HookContext, type HookName } from './hooks.js';
+import type { AnyRelation, BoundResource, Row, RowModel } from './registry.js';
+
+type ManyToMany = Extract<AnyRelation, { kind: 'manyToMany' }>;
+
+export interface WriteOptions {
+  /** Whom the write is made for; the hooks see them. */
+  user: AuthUser | null;
+  /** An enclosing transaction (an action's); else the write opens its own when it needs one. */
+  transaction?: Transaction;
+}
+
+export class RowWriter {
+  /** The resource's many-to-many fields, by name. */
+  private readonly links: Map<string, ManyToMany>;
+
+  constructor(
+    readonly resource: BoundResource,
+    private readonly modelOf: (name: string) => RowModel,
+  ) {
+    this.links = new Map(
+      Object.entries(resource.declaration.fields).flatMap(([name, field]) => {
+        const relation = field.kind === 'manyToMany' ? resource.relations.get(name) : undefined;
+        return relation?.kind === 'manyToMany' ? [[name, relation] as const] : [];
+      }),
+    );
+  }
+
+  async create(values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
+    return this.inTransaction(values, options, async (transaction) => {
+      const data = { ...values };
+      await this.run('beforeCreate', { data, row: null, transaction, user: options.user });
+      const { columns, linked } = this.split(data);
+      const row = await this.resource.model.create(columns, { transaction });
+      await this.link(row, linked, transaction);
+      await this.run('afterCreate', { data, row, transaction, user: options.user });
+      return row;
+    });
+  }
+
+  /** Every accepted update refreshes the update time, changed values or not (Django's auto_now). */
+  async update(row: Row, values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
+    return this.inTransaction(values, options, async (transaction) => {
+      const data = { ...values };
+      await this.run('beforeUpdate', { data, row, transaction, user: options.user });
+      const { columns, linked } = this.split(data);
+      const updated = this.resource.timestamps.updated;
+      row.set(updated ? { ...columns, [updated]: clock().now() } : columns);
+      await row.save({ transaction });
+      await this.link(row, linked, transaction);
+      await this.run('afterUpdate', { data, row, transaction, user: options.user });
+      return row;
+    });
+  }
+
+  async destroy(row: Row, options: WriteOptions): Promise<void> {
+    await this.inTransaction({}, options, async (transaction) => {
+      await this.run('beforeDestroy', { data: {}, row, transaction, user: options.user });
+      const key = row.get(this.resource.model.primaryKeyAttribute);
+      for (const { join } of this.links.values()) await join.model.destroy({ where: { [join.from]: key }, transaction });
+      await row.destroy({ transaction });
+      await this.run('afterDestroy', { data: {}, row, transaction, user: options.user });
+    });
+  }
+
+  /** A single statement is atomic by itself: a transaction only when hooks or links make the write several. */
+  private async inTransaction<T>(values: Record<string, unknown>, options: WriteOptions, work: (transaction: Transaction | undefined) => Promise<T>): Promise<T> {
+    if (options.transaction) return work(options.transaction);
+    const several = this.resource.declaration.hooks !== undefined || Object.keys(values).some((name) => this.links.has(name)) || this.links.size > 0;
+    if (!several) return work(undefined);
+    // IMMEDIATE: on SQLite the write lock is taken first, so two writers wait for each other instead of failing.
+    return this.resource.model.sequelize!.transaction({ type: Transaction.TYPES.IMMEDIATE }, (transaction) => work(transaction));
+  }
+
+  private split(data: Record<string, unknown>): { columns: Record<string, unknown>; linked: [ManyToMany, number[]][] } {
+    const columns: Record<string, unknown> = {};
+    const linked: [ManyToMany, number[]][] = [];
+    for (const [name, value] of Object.entries(data)) {
+      const relation = this.links.get(name);
+      if (relation) linked.push([relation, Array.isArray(value) ? (value as number[]) : []]);
+      else if (name in this.resource.declaration.fields) columns[name] = value;
+    }
+    return { columns, linked };
+  }
+
+  /** Makes each many-to-many link exactly the ids given: the others are removed, the missing added. */
+  private async link(row: Row, linked: [ManyToMany, number[]][], transaction: Transaction | undefined): Promise<void> {
+    const key = row.get(this.resource.model.primaryKeyAttribute);
+    for (const [{ join }, ids] of linked) {
+      await join.model.destroy({ where: { [join.from]: key, ...(ids.length > 0 ? { [join.to]: { [Op.notIn]: ids } } : {}) }, transaction });
+      const kept = new Set(
+        ((await join.model.findAll({ attributes: [join.to], where: { [join.from]: key }, raw: true, transaction })) as unknown as Record<string, unknown>[]).map((link) => link[join.to]),
+      );
+      const added = ids.filter((id) => !kept.has(id)).map((id) => ({ [join.from]: key, [join.to]: id }));
+      if (added.length > 0) await join.model.bulkCreate(added, { transaction });
+    }
+  }
+
+  private async run(
+    name: HookName,
+    { data, row, transaction, user }: { data: Record<string, unknown>; row: Row | null; transaction: Transaction | undefined; user: AuthUser | null },
+  ): Promise<void> {
+    const hook = this.resource.declaration.hooks?.[name];
+    if (!hook || !transaction) return;
+    const key = this.resource.key;
+    const ctx: HookContext = {
+      user,
+      transaction,
+      data,
+      row,
+      model: this.modelOf,
+      refuse: (field, message, params) => {
+        throw refusal(key, field, message, params);
+      },
+    };
+    await hook(ctx);
+  }
+}
