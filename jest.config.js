@@ -1,7 +1,7 @@
 /** Jest runs the TypeScript sources as native ESM (AdminJS is ESM-only), transformed by swc. */
 export default {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
   // The browser tests need chromium: `npm run test:e2e`.
   testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],

@@ -95,8 +95,21 @@ export class SessionAuthentication implements Authenticator {
   }
 }
 
+/**
+ * Where the test client (src/testing) puts the user a request is made as, as
+ * DRF's APIClient.force_authenticate and Laravel's actingAs: a property no
+ * request from the network can set.
+ */
+export const FORCED_AUTHENTICATION = Symbol('forced authentication');
+
 /** Tries the site's schemes in order; the first that recognises the request decides. */
 export async function authenticateRequest(ctx: RequestContext): Promise<void> {
+  const forced = (ctx.req as Request & { [FORCED_AUTHENTICATION]?: Authenticated })[FORCED_AUTHENTICATION];
+  if (forced) {
+    ctx.user = forced.user;
+    ctx.token = forced.token ?? null;
+    return;
+  }
   for (const authenticator of ctx.site.authenticators) {
     const authenticated = await authenticator.authenticate(ctx.req);
     if (authenticated) {

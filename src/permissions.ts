@@ -3,7 +3,8 @@ import type { RequestContext } from './contracts.js';
 import type { BoundResource, Row } from './registry.js';
 import type { ActionName } from './resource.js';
 
-export type PermissionAction = ActionName | 'metadata';
+/** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (`publish`). */
+export type PermissionAction = ActionName | 'metadata' | (string & Record<never, never>);
 
 /** As Django REST Framework's BasePermission: a request-level and an object-level question. */
 export interface Permission {

@@ -12,6 +12,7 @@ import { selectRenderer } from './negotiation.js';
 import type { ResourceRegistry } from './registry.js';
 import { endpointHandler, errorResponse, send, type Endpoint } from './views.js';
 import { ModelViewSet } from './viewsets.js';
+import { actionRoutes } from './actions/endpoints.js';
 
 /** The list and detail endpoints of a viewset, with the methods its actions allow. */
 export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint; current: Endpoint } {
@@ -58,8 +59,11 @@ const DETAIL_ACTIONS = new Set(['retrieve', 'update', 'partial_update', 'destroy
 export function resourceRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
   const routes: Route[] = [];
   for (const { resource, exposure } of registry.exposedOn(site.name)) {
-    const { list, detail, current } = viewsetEndpoints(new ModelViewSet(site, resource, exposure, { bodyLimit, registry }));
+    const viewset = new ModelViewSet(site, resource, exposure, { bodyLimit, registry });
+    const { list, detail, current } = viewsetEndpoints(viewset);
     const path = `/${exposure.path}`;
+    // Before the row's path: a list action's `/<path>/drafts` is no row id.
+    for (const action of actionRoutes(viewset)) routes.push({ path: `${path}${action.path}`, endpoint: action.endpoint });
     if (exposure.actions.includes('current')) routes.push({ path, endpoint: current });
     else if (exposure.actions.some((action) => LIST_ACTIONS.has(action))) routes.push({ path, endpoint: list });
     if (exposure.actions.some((action) => DETAIL_ACTIONS.has(action))) routes.push({ path: `${path}/:pk`, endpoint: detail });

@@ -1,4 +1,6 @@
-import type { FindOptions, IncludeOptions } from 'sequelize';
+import { Transaction, type FindOptions, type IncludeOptions } from 'sequelize';
+import type { ActionMethod } from './actions/declaration.js';
+import { refusal } from './hooks.js';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { ItemStream, type Item, type RequestContext, type Site, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
@@ -53,8 +55,10 @@ export class ModelViewSet {
   readonly pagination: OfferedPaginators;
   /** Serializers showing the exposure's fields and some references, by the references' names. */
   private readonly expanded = new Map<string, Serializer>();
+  /** Serializers of custom actions' input, by action name. */
+  private readonly inputs = new Map<string, Serializer>();
   /** The relations shown with rows: many-to-many ids, counts, computed fields, expansions. */
-  protected readonly relations: RelationPlans;
+  readonly relations: RelationPlans;
   /** Every write, with the declaration's hooks and many-to-many links. */
   readonly writer: RowWriter;
 
@@ -124,7 +128,7 @@ export class ModelViewSet {
     return { order, include: serializer.includes(), ...(where ? { where } : {}) };
   }
 
-  protected async getObject(ctx: RequestContext, action: PermissionAction, include: IncludeOptions[] = []): Promise<Row> {
+  protected async getObject(ctx: RequestContext, action: PermissionAction, include: IncludeOptions[] = [], permissions = this.permissions): Promise<Row> {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
     const row = pk === null ? null : await this.resource.model.findByPk(pk, { include });
@@ -133,7 +137,7 @@ export class ModelViewSet {
       const name = resourceLabel(ctx.t, this.resource);
       throw new ApiError('record_not_found', { model: this.resource.declaration.name, name, id });
     }
-    checkObjectPermissions(ctx, this.permissions, action, row, this.resource);
+    checkObjectPermissions(ctx, permissions, action, row, this.resource);
     return row;
   }
 
@@ -248,6 +252,54 @@ export class ModelViewSet {
 
   protected async performDestroy(ctx: RequestContext, row: Row): Promise<void> {
     await this.writer.destroy(row, { user: ctx.user });
+  }
+
+  /** The serializer of a custom action's input fields (labels from the resource's catalogue). */
+  actionInput(name: string): Serializer | undefined {
+    const input = this.resource.declaration.actions?.[name]?.input;
+    if (!input) return undefined;
+    let found = this.inputs.get(name);
+    if (!found) {
+      const declaration = { ...this.resource.declaration, fields: { ...this.resource.declaration.fields, ...input } };
+      found = new Serializer({ ...this.resource, declaration }, { fields: Object.keys(input), formatTimestamp: (date) => this.site.formatTimestamp(date) });
+      this.inputs.set(name, found);
+    }
+    return found;
+  }
+
+  /**
+   * A custom action (DRF's @action): the row's object permissions, the
+   * input validated, then the declaration's `run`. Its answer is the row as
+   * the site shows it (a detail action), 204 (a list action), or its own.
+   */
+  async runAction(ctx: RequestContext, name: string, permissions: readonly Permission[]): Promise<SiteResponse> {
+    const declared = this.resource.declaration.actions?.[name];
+    if (!declared) throw new ApiError('not_found');
+    let row = declared.detail ? await this.getObject(ctx, name, [], permissions) : null;
+    const input = this.actionInput(name);
+    const data = input ? await input.validate(await this.data(ctx)) : {};
+    const { user } = ctx;
+    const key = this.resource.key;
+    const result = await declared.run({
+      user,
+      row,
+      data,
+      method: (ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method) as ActionMethod,
+      update: async (values) => {
+        if (!row) throw new Error(`${this.resource.declaration.name}.${name} is a list action: it has no row to update`);
+        return this.writer.update(row, values, { user });
+      },
+      transaction: (work) => this.resource.model.sequelize!.transaction({ type: Transaction.TYPES.IMMEDIATE }, work),
+      model: (other) => this.options.registry.get(other).model,
+      refuse: (field, message, params) => {
+        throw refusal(key, field, message, params);
+      },
+    });
+    if (result && 'body' in result) return { status: result.status ?? 200, data: result.body };
+    if (result) row = result;
+    if (!row) return { status: 204 };
+    await row.reload();
+    return { status: 200, data: await this.written(ctx, row) };
   }
 
   /** OPTIONS, as Django REST Framework's SimpleMetadata: the write action is listed only if this user may use it. */

@@ -1,5 +1,6 @@
 import type { BoundResource } from '../registry.js';
 import type { ComputedType, FieldDeclaration, StringField } from '../resource.js';
+import type { Expansion } from '../relations/loader.js';
 import type { Serializer, ShownField } from '../serializers.js';
 import type { JsonSchema } from './types.js';
 
@@ -8,7 +9,7 @@ const FORM_BOOLEANS = ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'];
 
 function nullable(schema: JsonSchema, isNullable: boolean | undefined): JsonSchema {
   if (!isNullable || typeof schema.type !== 'string') return schema;
-  return { ...schema, type: [schema.type, 'null'] };
+  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}) };
 }
 
 /** International addresses (`ユーザー@例え.jp`) are accepted, so not JSON Schema's ASCII-only `email`. */
@@ -123,19 +124,43 @@ export function representationSchema(serializer: Serializer, timestamp: JsonSche
   };
 }
 
-function inputFieldSchema(shown: WritableShown, form: boolean): JsonSchema {
+/** What a write accepts of one field: JSON's own types, or the text a form carries. */
+function inputTypeSchema(shown: WritableShown, form: boolean): JsonSchema {
   const { field, writable } = shown;
-  let schema: JsonSchema;
-  if (field.kind === 'boolean') {
-    schema = form ? { type: 'string', enum: FORM_BOOLEANS } : { type: 'boolean' };
-  } else {
-    schema = { type: 'string' };
-    const format = field.kind === 'string' ? stringFormat(field) : undefined;
-    if (format) schema.format = format;
-    // Blank after trimming is refused unless the field defaults to blank.
-    if (!writable?.allowBlank) schema.minLength = 1;
-    if (writable?.maxLength !== undefined) schema.maxLength = writable.maxLength;
+  const text: JsonSchema = { type: 'string' };
+  switch (field.kind) {
+    case 'boolean':
+      return form ? { type: 'string', enum: FORM_BOOLEANS } : { type: 'boolean' };
+    case 'integer':
+      return form ? { type: 'string', pattern: '^[+-]?\\d+$' } : bounded({ type: 'integer' }, field.min, field.max);
+    case 'reference':
+      return form ? { type: 'string', pattern: '^\\d+$' } : { type: 'integer', minimum: 1 };
+    case 'decimal':
+      return form ? { type: 'string', pattern: decimalPattern(field.maxDigits, field.decimalPlaces) } : { type: ['string', 'number'] };
+    case 'enum':
+      return { type: 'string', enum: [...field.choices] };
+    case 'json':
+      return form ? text : {};
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'manyToMany':
+      return { type: 'array', items: form ? { type: 'string', pattern: '^\\d+$' } : { type: 'integer', minimum: 1 } };
+    default: {
+      const format = field.kind === 'string' ? stringFormat(field) : undefined;
+      if (format) text.format = format;
+      // Blank after trimming is refused unless the field defaults to blank.
+      if (!writable?.allowBlank) text.minLength = 1;
+      if (writable?.maxLength !== undefined) text.maxLength = writable.maxLength;
+      return text;
+    }
   }
+}
+
+function inputFieldSchema(shown: WritableShown, form: boolean): JsonSchema {
+  const { field } = shown;
+  const schema = inputTypeSchema(shown, form);
   const example = field.example;
   const described = form ? schema : nullable(schema, field.nullable);
   return example === undefined ? described : { ...described, example };
@@ -175,6 +200,32 @@ export function writableFields(serializer: Serializer): string[] {
 export function fieldMessagesSchema(fields: readonly string[]): Record<string, JsonSchema> {
   const messages: JsonSchema = { type: 'array', items: { type: 'string' }, minItems: 1 };
   return Object.fromEntries([...fields, 'non_field_errors'].map((field) => [field, messages]));
+}
+
+/** The shape of one expansion: the related rows as the site shows them, or their display names. */
+function expandedSchema(expansion: Expansion, timestamp: JsonSchema): JsonSchema {
+  const one: JsonSchema =
+    expansion.shape.kind === 'rows'
+      ? // Deeper expansions add their own keys.
+        { ...representationSchema(expansion.shape.serializer, timestamp), additionalProperties: true }
+      : { type: 'string' };
+  if (expansion.relation.kind === 'reference') return expansion.shape.kind === 'rows' ? { anyOf: [one, { type: 'null' }] } : { type: ['string', 'null'] };
+  return { type: 'array', items: one };
+}
+
+/**
+ * An item with the relations a request may expand (`?expand=`, `include=`):
+ * each there only when asked for; a many-to-many's ids then become its rows.
+ */
+export function withExpansions(item: JsonSchema, expansions: readonly Expansion[], timestamp: JsonSchema): JsonSchema {
+  if (expansions.length === 0) return item;
+  const properties = { ...item.properties };
+  for (const expansion of expansions) {
+    const expanded = expandedSchema(expansion, timestamp);
+    const own = properties[expansion.name];
+    properties[expansion.name] = own ? { anyOf: [own, expanded] } : expanded;
+  }
+  return { ...item, properties };
 }
 
 /** The related lists the `current` action shows, by name, and the row with them inside it. */

@@ -6,7 +6,7 @@ import type { AnyMethod, Endpoint } from '../views.js';
 import type { Site } from '../contracts.js';
 import type { ModelViewSet } from '../viewsets.js';
 import type { Serializer } from '../serializers.js';
-import { inputSchema, representationSchema, writableFields } from './fields.js';
+import { inputSchema, representationSchema, withExpansions, writableFields } from './fields.js';
 import type { ActionDocs, ErrorEntry, JsonSchema, MediaType, Operation, Parameter, ResponseObject } from './types.js';
 
 /** A site's texts in a description: `t` in the reader's language, `example` in the site's own (bodies as the site writes them). */
@@ -63,7 +63,9 @@ function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: T
     case 'retrieve': {
       const { itemQuery } = viewset;
       const serializer = viewset.serializerFor(itemQuery.expand, viewset.retrieveSerializer);
-      const schema = docs.item(exposure, selectableSchema(representationSchema(serializer, docs.timestamp), viewset.retrieveSerializer, itemQuery.sparseFields !== null));
+      const expansions = viewset.relations.planFor(serializer, itemQuery.expand).expansions;
+      const item = withExpansions(representationSchema(serializer, docs.timestamp), expansions, docs.timestamp);
+      const schema = docs.item(exposure, selectableSchema(item, viewset.retrieveSerializer, itemQuery.sparseFields !== null));
       const parameters = site.querying.itemParameters(itemQuery, t);
       return { summary: 'operations.retrieve', success: { status: 200, schema }, parameters, errors: [...AUTHENTICATED, 'record_not_found', ...site.querying.itemErrors(itemQuery)] };
     }
@@ -82,7 +84,7 @@ function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: T
       const included = Object.fromEntries(viewset.included.map(({ name, serializer: related }) => [name, shown(related)]));
       return { summary: 'operations.current', success: { status: 200, schema: docs.current(exposure, shown(), included) }, errors: AUTHENTICATED };
     }
-    case 'metadata':
+    default:
       return { summary: 'operations.metadata', success: { status: 200, schema: METADATA }, errors: AUTHENTICATED };
   }
 }
@@ -102,7 +104,9 @@ function listDocs(viewset: ModelViewSet, t: Translate): Described {
   const { site, exposure, listQuery } = viewset;
   const { all: paginators, default: defaultPaginator } = viewset.pagination;
   const serializer = viewset.serializerFor(listQuery.expand);
-  const item = selectableSchema(representationSchema(serializer, site.docs.timestamp), viewset.serializer, listQuery.sparseFields !== null);
+  const expansions = viewset.relations.planFor(serializer, listQuery.expand).expansions;
+  const represented = withExpansions(representationSchema(serializer, site.docs.timestamp), expansions, site.docs.timestamp);
+  const item = selectableSchema(represented, viewset.serializer, listQuery.sparseFields !== null);
   const bodies = paginators.map((paginator) => paginator.schema(item, exposure));
   if (!defaultPaginator) bodies.unshift(site.docs.list(exposure, item));
   const parameters = [...site.querying.listParameters(listQuery, t)];
@@ -242,7 +246,7 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
   const name = viewset ? resourceLabel(t, viewset.resource) : '';
   const operation: Operation = {
     operationId: operationId(method, place.path),
-    summary: t(described.summary, { name }),
+    summary: t(described.summary, { name, ...described.summaryParams }),
     tags: [place.tag],
     parameters: parameters(place, described, name, t),
     responses: {},
@@ -251,7 +255,7 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
   if (head) operation.description = t('operations.head');
   if (described.requestBody && !head) {
     const partial = method === 'PATCH';
-    const form = viewset ? inputSchema(viewset.serializer, { partial, form: true }) : described.requestBody;
+    const form = described.formBody ?? (viewset ? inputSchema(viewset.serializer, { partial, form: true }) : described.requestBody);
     // An empty PATCH changes nothing but the update time, and is valid.
     operation.requestBody = requestBody(described.requestBody, form, !partial);
   }

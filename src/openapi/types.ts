@@ -92,6 +92,10 @@ export interface DocumentedResponse {
  */
 export interface ActionDocs {
   summary: string;
+  /** Slots of the summary's message besides the resource's `name`. */
+  summaryParams?: Record<string, string>;
+  /** The body as a form sends it, when it is not the viewset's fields. */
+  formBody?: JsonSchema;
   /** The body fields it reads, for forms and JSON alike. */
   requestBody?: JsonSchema;
   success: DocumentedResponse;
