@@ -153,8 +153,9 @@ export function cleanId(raw: unknown): Cleaned {
   return { value };
 }
 
-/** A many-to-many's list of ids, each read as an id, without repeats. */
+/** A many-to-many's list of ids, each read as an id, without repeats; a form sends them separated by commas. */
 function cleanIds(raw: unknown): Cleaned {
+  if (typeof raw === 'string') raw = raw.trim() === '' ? [] : raw.split(',').map((id) => id.trim());
   if (!Array.isArray(raw)) return { error: 'not_a_list', params: { input_type: typeName(raw) } };
   if (raw.length > MAX_IDS) return { error: 'too_many_values', params: { max: MAX_IDS } };
   const ids: number[] = [];

@@ -63,6 +63,16 @@ export interface ViewInfo {
   form?: BrowsableForm;
   /** A list's "Filters": its filter and search inputs, and links that order it. */
   query?: QueryForm;
+  /** The resource's custom actions on this page (a row's or the list's), as buttons. */
+  actions?: readonly PageAction[];
+}
+
+/** A custom action the browsable page offers: a button that sends `method` to `url`, or a link to its own page when it takes input. */
+export interface PageAction {
+  label: string;
+  url: string;
+  method: string;
+  takesInput: boolean;
 }
 
 export interface Renderer {

@@ -17,7 +17,11 @@ interface FormInput extends FieldDescription {
   errors: string[];
   /** Long text: a textarea. */
   multiline: boolean;
+  /** An `<input>` type other than text (number, date). */
+  inputType?: string;
 }
+
+const INPUT_TYPES: Readonly<Record<string, string>> = { integer: 'number', date: 'date' };
 
 /** The row a detail page shows, unwrapped (`{"comment": {…}}` on the token site). */
 function shownRow(data: unknown): Record<string, unknown> {
@@ -35,6 +39,13 @@ function fieldMessages(data: unknown): Record<string, unknown> {
   return (typeof errors === 'object' && errors !== null ? errors : data) as Record<string, unknown>;
 }
 
+/** A field's value as a form's input holds it: a many-to-many's ids separated by commas, JSON as its text. */
+function formValue(value: unknown): string {
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'number')) return value.join(',');
+  return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
 function formInputs(form: BrowsableForm, data: unknown): FormInput[] {
   const shown = form.submitted ?? (form.method === 'PUT' ? shownRow(data) : {});
   const messages = form.submitted ? fieldMessages(data) : {};
@@ -46,9 +57,10 @@ function formInputs(form: BrowsableForm, data: unknown): FormInput[] {
       return {
         ...field,
         name,
-        value: typeof value === 'string' || typeof value === 'number' ? String(value) : '',
+        value: formValue(value),
         errors: Array.isArray(errors) ? errors.map(String) : [],
-        multiline: field.max_length === undefined || field.max_length > 255,
+        multiline: field.type === 'json' || (field.type === 'string' && (field.max_length === undefined || field.max_length > 255)),
+        inputType: INPUT_TYPES[field.type],
       };
     });
 }
@@ -182,6 +194,7 @@ export const htmlRenderer: Renderer = {
       headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary]],
       form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
       query: view.query,
+      actions: view.actions ?? [],
       // The form goes back to the list itself, with the query it builds.
       listPath: ctx.req.originalUrl.split('?')[0],
       canDelete: Boolean(view.form && view.allow?.split(', ').includes('DELETE')),

@@ -12,7 +12,7 @@ import { selectRenderer } from './negotiation.js';
 import type { ResourceRegistry } from './registry.js';
 import { endpointHandler, errorResponse, send, type Endpoint } from './views.js';
 import { ModelViewSet } from './viewsets.js';
-import { actionRoutes } from './actions/endpoints.js';
+import { actionRoutes, pageActions } from './actions/endpoints.js';
 
 /** The list and detail endpoints of a viewset, with the methods its actions allow. */
 export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint; current: Endpoint } {
@@ -40,6 +40,10 @@ export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detai
   }
   if (actions.has('destroy')) detail.methods.DELETE = { action: 'destroy', run: (ctx) => viewset.destroy(ctx) };
   detail.methods.OPTIONS = { action: 'metadata', run: (ctx) => viewset.metadata(ctx, 'detail', detail.name(ctx)) };
+  if (viewset.resource.declaration.actions) {
+    list.pageActions = pageActions(viewset, false);
+    detail.pageActions = pageActions(viewset, true);
+  }
   const current: Endpoint = {
     name: (ctx) => ctx.t('views.current', { name: label(ctx) }),
     permissions: viewset.permissions,

@@ -20,6 +20,12 @@ export interface FieldDescription {
   read_only: boolean;
   label: string;
   max_length?: number;
+  min_value?: number;
+  max_value?: number;
+  max_digits?: number;
+  decimal_places?: number;
+  /** An enum's values (DRF's ChoiceField metadata). */
+  choices?: { value: string; display_name: string }[];
 }
 
 /** One field a serializer shows: a declared field, or a reference's `as` name (shown as that row's display name). */
@@ -215,7 +221,7 @@ export class Serializer {
   }
 
   /** The fields as OPTIONS describes them; labels come from the `resources` catalogue. */
-  describe(label: (field: string) => string): Record<string, FieldDescription> {
+  describe(label: (field: string) => string, choiceLabel: (field: string, choice: string) => string = (_field, choice) => choice): Record<string, FieldDescription> {
     const result: Record<string, FieldDescription> = {};
     for (const shown of this.shownFields()) {
       const writable = shown.kind === 'column' ? shown.writable : undefined;
@@ -226,9 +232,24 @@ export class Serializer {
         label: label(shown.name),
       };
       if (writable?.maxLength !== undefined) description.max_length = writable.maxLength;
+      if (writable) Object.assign(description, limitsOf(writable.field, (choice) => choiceLabel(shown.name, choice)));
       result[shown.name] = description;
     }
     return result;
+  }
+}
+
+/** What OPTIONS adds about a field's values, as DRF's SimpleMetadata: bounds, digits, choices. */
+function limitsOf(field: FieldDeclaration, choiceLabel: (choice: string) => string): Partial<FieldDescription> {
+  switch (field.kind) {
+    case 'integer':
+      return { ...(field.min !== undefined ? { min_value: field.min } : {}), ...(field.max !== undefined ? { max_value: field.max } : {}) };
+    case 'decimal':
+      return { max_digits: field.maxDigits, decimal_places: field.decimalPlaces };
+    case 'enum':
+      return { choices: field.choices.map((choice) => ({ value: choice, display_name: choiceLabel(choice) })) };
+    default:
+      return {};
   }
 }
 

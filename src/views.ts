@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler, Response } from 'express';
 import { authenticateRequest } from './authentication.js';
 import { createContext } from './context.js';
-import type { BrowsableForm, RequestContext, Site, SiteResponse, ViewInfo } from './contracts.js';
+import type { BrowsableForm, PageAction, RequestContext, Site, SiteResponse, ViewInfo } from './contracts.js';
 import { ApiError, asApiError } from './errors.js';
 import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
@@ -43,6 +43,8 @@ export interface Endpoint {
   opensSession?: boolean;
   /** The viewset whose actions these are: the API description derives their bodies from it. */
   viewset?: ModelViewSet;
+  /** The custom actions the browsable page offers here as buttons. */
+  pageActions?(ctx: RequestContext): PageAction[];
 }
 
 /** The action answering a method: its own, OPTIONS' default metadata, or none (405). */
@@ -153,7 +155,8 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     }
     const html = ctx.renderer.mediaType === 'text/html';
     const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
-    await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response), query }, logger);
+    const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
+    await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response), query, actions }, logger);
   };
 }
 

@@ -14,7 +14,7 @@ import { requestData } from './parsers.js';
 import { parsePk } from './pk.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
 import type { BoundResource, ResourceRegistry, Row } from './registry.js';
-import { attachRelations, storedValues, type StoredRow } from './relations/loader.js';
+import { attachRelations, isEmptyPlan, storedValues, type StoredRow } from './relations/loader.js';
 import { RelationPlans } from './relations/plans.js';
 import { RowWriter } from './writes.js';
 import type { SiteExposure } from './resource.js';
@@ -94,7 +94,8 @@ export class ModelViewSet {
   /** Rows as the site shows them: each represented, then what the plan adds loaded for all at once. */
   protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false): Promise<Item[]> {
     const items = rows.map((row) => (plain ? serializer.representPlain(row as StoredRow) : serializer.represent(row as Row)));
-    await attachRelations(this.relations.planFor(serializer, expand), storedValues(rows), items);
+    const plan = this.relations.planFor(serializer, expand);
+    if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(rows), items);
     return items;
   }
 
@@ -308,7 +309,10 @@ export class ModelViewSet {
     const method = route === 'list' ? 'POST' : 'PUT';
     const action = route === 'list' ? 'create' : 'update';
     if (this.exposure.actions.includes(action) && (await this.mayUse(ctx, route))) {
-      actions[method] = this.serializer.describe((field) => fieldLabel(ctx.t, this.resource.key, field));
+      actions[method] = this.serializer.describe(
+        (field) => fieldLabel(ctx.t, this.resource.key, field),
+        (field, choice) => ctx.t(`resources:${this.resource.key}.choices.${field}.${choice}`, { defaultValue: choice }),
+      );
     }
     const data = baseMetadata(ctx, name);
     if (Object.keys(actions).length > 0) data.actions = actions;

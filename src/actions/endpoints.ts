@@ -3,7 +3,7 @@
  * Framework's routers add `@action`s: `/<path>/<pk>/<action>/` on a row,
  * `/<path>/<action>/` on the list; their methods, permissions, OPTIONS and API description.
  */
-import type { RequestContext, SiteResponse } from '../contracts.js';
+import type { PageAction, RequestContext, SiteResponse } from '../contracts.js';
 import { fieldLabel, resourceLabel } from '../errors.js';
 import { baseMetadata } from '../metadata.js';
 import { inputSchema, representationSchema, writableFields } from '../openapi/fields.js';
@@ -54,6 +54,21 @@ async function actionMetadata(ctx: RequestContext, viewset: ModelViewSet, name: 
   const write = methods.find((method) => method !== 'GET');
   if (input && write) data.actions = { [write]: input.describe((field) => fieldLabel(ctx.t, viewset.resource.key, field)) };
   return { status: 200, data };
+}
+
+/** The buttons of a page for the actions on a row (`detail`) or on the list, each aimed at its URL beside this page's. */
+export function pageActions(viewset: ModelViewSet, detail: boolean): (ctx: RequestContext) => PageAction[] {
+  const declared = Object.entries(viewset.resource.declaration.actions ?? {}).filter(([, action]) => action.detail === detail);
+  return (ctx) => {
+    const here = ctx.req.originalUrl.split('?')[0]?.replace(/\/+$/, '') ?? '';
+    const slash = ctx.site.docs.trailingSlash ? '/' : '';
+    return declared.map(([name, action]) => ({
+      label: actionLabel(ctx, viewset, name),
+      url: `${here}/${actionSegment(name, action)}${slash}`,
+      method: (action.methods ?? ['POST'])[0] ?? 'POST',
+      takesInput: action.input !== undefined,
+    }));
+  };
 }
 
 /** Every custom action of the viewset's resource, list actions first (so that `/drafts` is not read as a row's id). */

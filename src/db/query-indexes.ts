@@ -53,7 +53,14 @@ export async function missingQueryIndexes(db: QueryInterface, declarations: read
     if (!tables.has(table)) continue;
     if (ordered.size > 0) {
       const leading = await leadingColumns(db, table);
-      for (const field of ordered) if (!leading.has(field)) missing.push({ table, field, kind: 'ordered' });
+      for (const field of ordered) {
+        const declared = declaration.fields[field];
+        // A many-to-many is filtered through its join table, by the far side's column.
+        if (declared?.kind === 'manyToMany') {
+          const { table: join, to } = declared.through;
+          if (tables.has(join) && !(await leadingColumns(db, join)).has(to)) missing.push({ table: join, field: to, kind: 'ordered' });
+        } else if (!leading.has(field)) missing.push({ table, field, kind: 'ordered' });
+      }
     }
     if (text.size > 0) {
       const covered = await textIndexColumns(db, table);

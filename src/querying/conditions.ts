@@ -3,16 +3,30 @@
  * WHERE (every condition must hold; an `in`'s values and a text filter's
  * values are alternatives), and the order asked for, made total.
  */
-import { Op, type WhereOptions } from 'sequelize';
-import type { RowModel } from '../registry.js';
+import { literal, Op, type WhereOptions } from 'sequelize';
+import type { BoundResource } from '../registry.js';
 import type { Ordering } from '../resource.js';
-import type { Condition, ListRequest, OrderTerm, QuerySpec } from './spec.js';
+import type { Condition, FilterValue, ListRequest, OrderTerm, QuerySpec } from './spec.js';
 import { textSearch } from './text-search.js';
 
 const RANGE_OPERATORS = { gt: Op.gt, gte: Op.gte, lt: Op.lt, lte: Op.lte } as const;
 
-async function conditionWhere(model: RowModel, condition: Condition): Promise<WhereOptions> {
+/** Rows linked through a many-to-many to any of `values` (integers, already read as such): a subquery on the join table. */
+function linkedTo(resource: BoundResource, field: string, values: readonly FilterValue[]): WhereOptions | undefined {
+  const relation = resource.relations.get(field);
+  if (relation?.kind !== 'manyToMany') return undefined;
+  const { join } = relation;
+  const quote = (name: string): string => resource.model.sequelize!.getQueryInterface().quoteIdentifier(name);
+  const ids = values.map((value) => Number(value)).filter(Number.isSafeInteger);
+  const linked = `(SELECT ${quote(join.from)} FROM ${quote(join.model.getTableName() as string)} WHERE ${quote(join.to)} IN (${ids.join(', ') || 'NULL'}))`;
+  return { [resource.model.primaryKeyAttribute]: { [Op.in]: literal(linked) } };
+}
+
+async function conditionWhere(resource: BoundResource, condition: Condition): Promise<WhereOptions> {
+  const { model } = resource;
   const { field, lookup, values } = condition;
+  const linked = linkedTo(resource, field, values);
+  if (linked) return linked;
   switch (lookup) {
     case 'exact':
     case 'in':
@@ -34,7 +48,7 @@ export async function listWhere(spec: QuerySpec, request: ListRequest): Promise<
   const model = spec.resource.model;
   const search = textSearch(model.sequelize!);
   const parts = [
-    ...(await Promise.all(request.conditions.map((condition) => conditionWhere(model, condition)))),
+    ...(await Promise.all(request.conditions.map((condition) => conditionWhere(spec.resource, condition)))),
     ...(await Promise.all(request.search.map((term) => search.contains(model, spec.search, term)))),
   ];
   if (parts.length === 0) return undefined;
