@@ -1,0 +1,47 @@
+/** What the blog's tests share: the application on a throwaway database, and requests to each site. */
+import type { Test } from 'supertest';
+import type { AuthUser } from '../../../src/auth/accounts.js';
+import { createTestClient, type Requests, type TestClient, type TestClientOptions } from '../../../src/testing/index.js';
+
+export const BLOG = 'examples/blog';
+
+export function blogClient(options: Omit<TestClientOptions, 'app'> = {}): Promise<TestClient> {
+  return createTestClient({ app: BLOG, ...options });
+}
+
+/** Requests that ask for JSON and English messages, as an API client does (Laravel answers HTML otherwise). */
+export function asJson(requests: Requests): Requests {
+  const wrapped = {} as Requests;
+  for (const method of Object.keys(requests) as (keyof Requests)[]) {
+    wrapped[method] = (path: string): Test => requests[method](path).set('Accept', 'application/json').set('Accept-Language', 'en');
+  }
+  return wrapped;
+}
+
+/** One user's requests on both sites: the root site forced-authenticated, /api with a real token. */
+export interface Author {
+  user: AuthUser;
+  root: Requests;
+  api: Requests;
+}
+
+export async function author(client: TestClient, username: string, spec: { staff?: boolean } = {}): Promise<Author> {
+  const user = await client.createUser(username, spec);
+  return { user, root: asJson(client.actingAs(user)), api: asJson(client.withToken(await client.tokenFor(user))) };
+}
+
+/** Counts the SQL statements `work` sends (Sequelize reads its `logging` option at each query). */
+export async function countQueries(client: TestClient, work: () => Promise<unknown>): Promise<number> {
+  const options = client.services.sequelize.options;
+  const before = options.logging;
+  let count = 0;
+  options.logging = () => {
+    count += 1;
+  };
+  try {
+    await work();
+  } finally {
+    options.logging = before;
+  }
+  return count;
+}
