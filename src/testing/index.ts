@@ -20,6 +20,7 @@ import type { Authenticated } from '../contracts.js';
 import { applicationAt } from '../paths.js';
 import type { ResourceDeclaration } from '../resource.js';
 import { createServices, type Services } from '../services.js';
+import { contractProblems, recordingHandler, type RecordedResponse } from './contract.js';
 import { createTestDatabase } from './database.js';
 
 export { createTestDatabase, onPostgres } from './database.js';
@@ -61,6 +62,10 @@ export interface TestClient {
   withToken(token: string): Requests;
   /** A real API token of `user` (Sanctum's createToken), for withToken. */
   tokenFor(user: AuthUser): Promise<string>;
+  /** Every answer given so far, as the client saw it. */
+  responses: RecordedResponse[];
+  /** What in those answers the application's own /openapi.json does not document (none, for a sound application). */
+  undocumentedAnswers(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -99,13 +104,14 @@ export async function createTestClient(options: TestClientOptions = {}): Promise
   }
   const app = createApp(services);
   const forced = new Map<string, Authenticated>();
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+  const responses: RecordedResponse[] = [];
+  const handler = recordingHandler((req: IncomingMessage, res: ServerResponse): void => {
     const key = req.headers[FORCED_HEADER];
     delete req.headers[FORCED_HEADER];
     const acting = typeof key === 'string' ? forced.get(key) : undefined;
     if (acting) Object.assign(req, { [FORCED_AUTHENTICATION]: acting });
     app(req as Parameters<App>[0], res as Parameters<App>[1]);
-  };
+  }, responses);
   return {
     app,
     services,
@@ -131,6 +137,12 @@ export async function createTestClient(options: TestClientOptions = {}): Promise
     async tokenFor(user) {
       if (!services.tokens) throw new Error('this application declares no token model');
       return services.tokens.issue(user);
+    },
+    responses,
+    async undocumentedAnswers() {
+      if (responses.length === 0) return [];
+      const description = (await request(app).get('/openapi.json')).body as Parameters<typeof contractProblems>[0];
+      return contractProblems(description, responses);
     },
     async close() {
       await services.close();

@@ -1,0 +1,154 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/** One answer as the client saw it: for checking it against the OpenAPI description. */
+export interface RecordedResponse {
+  method: string;
+  /** The request's path, without the query. */
+  path: string;
+  status: number;
+  contentType: string | undefined;
+  /** The names of the headers sent, lower-case. */
+  headers?: readonly string[];
+  body: Buffer;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** `app`, keeping a copy of every answer's status, type and bytes in `log`. */
+export function recordingHandler(app: Handler, log: RecordedResponse[]): Handler {
+  return (req, res) => {
+    const method = req.method ?? 'GET';
+    const path = new URL(req.url ?? '/', 'http://recorded.test').pathname;
+    const chunks: Buffer[] = [];
+    const keep = (chunk: unknown): void => {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+    };
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      keep(chunk);
+      return write(chunk, ...rest);
+    }) as typeof res.write;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      keep(chunk);
+      const type = res.getHeader('content-type');
+      // A HEAD answer's body is never sent, whatever the handler wrote.
+      const body = method === 'HEAD' ? Buffer.alloc(0) : Buffer.concat(chunks);
+      const headers = res.getHeaderNames();
+      log.push({ method, path, status: res.statusCode, contentType: typeof type === 'string' ? type : undefined, headers, body });
+      return end(chunk, ...rest);
+    }) as typeof res.end;
+    app(req, res);
+  };
+}
+
+/** The parts of an OpenAPI description the contract check reads. */
+interface Description {
+  paths: Record<string, Record<string, { responses: Record<string, DescribedResponse> }>>;
+}
+
+interface DescribedResponse {
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema: object }>;
+}
+
+/** A JSON Schema 2020-12 validator with the formats the description uses. */
+export function schemaValidator(): Ajv2020 {
+  const validator = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(validator);
+  // As the server checks addresses: anything@anything, international letters included.
+  validator.addFormat('idn-email', /^[^\s@]+@[^\s@]+$/u);
+  return validator;
+}
+
+const ajv = schemaValidator();
+
+const validators = new WeakMap<object, ValidateFunction>();
+
+function compiled(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+/** A documented path as a pattern: `{pk}` any segment, the trailing slash optional (the router answers both). */
+function pathPattern(documented: string): RegExp {
+  const body = documented.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+');
+  return new RegExp(`^${body}/?$`);
+}
+
+/** Pages for people, not API routes: the admin, the browser login, the docs page and the pages' files. */
+export const PAGES: readonly string[] = ['/admin', '/api-auth', '/docs', '/static'];
+
+const isPage = (path: string): boolean => PAGES.some((page) => path === page || path.startsWith(`${page}/`));
+
+/**
+ * What `answer` to a method a path does not have is still expected: the
+ * 405, and what comes before the method is looked at (authentication and
+ * the request limit). Routes outside the sites are plain Express routes:
+ * another method falls through to the root site's 404, and Express answers
+ * their OPTIONS itself.
+ */
+function undescribedMethodAnswer(answer: RecordedResponse): boolean {
+  return [401, 404, 405, 429].includes(answer.status) || answer.method === 'OPTIONS';
+}
+
+/**
+ * What in `responses` the description does not say: answers on undocumented
+ * paths, methods or statuses, in undocumented media types, or without the
+ * headers or with JSON bodies their response describes. Left out: the pages
+ * for people, the site's 404 for paths that name nothing, answers to methods
+ * a path does not have (see undescribedMethodAnswer), and 500s: a server
+ * error is a bug, which the test that provokes it asserts itself.
+ */
+export function contractProblems(description: Description, responses: readonly RecordedResponse[]): string[] {
+  const templates = Object.keys(description.paths).map((documented) => ({ documented, pattern: pathPattern(documented) }));
+  const problems = new Set<string>();
+  for (const answer of responses) {
+    const where = `${answer.method} ${answer.path} → ${answer.status}`;
+    if (isPage(answer.path) || answer.status === 500) continue;
+    const template = templates.find(({ pattern }) => pattern.test(answer.path));
+    if (!template) {
+      if (answer.status !== 404) problems.add(`${where}: path not described`);
+      continue;
+    }
+    const operation = description.paths[template.documented]?.[answer.method.toLowerCase()];
+    if (!operation) {
+      if (!undescribedMethodAnswer(answer)) problems.add(`${where}: method not described for ${template.documented}`);
+      continue;
+    }
+    const documented = operation.responses[String(answer.status)] ?? operation.responses.default;
+    if (!documented) {
+      problems.add(`${where}: status not described (${Object.keys(operation.responses).join(', ')})`);
+      continue;
+    }
+    const sent = new Set(answer.headers ?? []);
+    for (const header of Object.keys(documented.headers ?? {})) {
+      if (answer.headers && !sent.has(header.toLowerCase())) problems.add(`${where}: no ${header} header`);
+    }
+    if (answer.body.length === 0) continue;
+    const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+    const content = documented.content?.[mediaType];
+    if (!content) {
+      problems.add(`${where}: ${mediaType || 'a body'} not described`);
+      continue;
+    }
+    if (mediaType !== 'application/json') continue;
+    const text = answer.body.toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      problems.add(`${where}: not JSON: ${text.slice(0, 200)}`);
+      continue;
+    }
+    const validate = compiled(content.schema);
+    if (!validate(parsed)) problems.add(`${where}: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
+  }
+  return [...problems];
+}
