@@ -87,6 +87,14 @@ describe('its labels', () => {
     expect(JSON.stringify(ja.body)).toContain('記事');
     expect(en.body.actions.POST.reading_minutes.label).toBe('Reading time (minutes)');
   });
+
+  it('call the service the blog, over the framework’s own name', async () => {
+    const document = await client.anonymous.get('/openapi.json').set('Accept-Language', 'en').expect(200);
+    expect(document.body.info.title).toBe('Blog');
+    const alice = await author(client, 'brand');
+    const page = await client.actingAs(alice.user).get('/posts/').set('Accept', 'text/html').set('Accept-Language', 'ja').expect(200);
+    expect(page.text).toContain('<title>記事一覧 – ブログ</title>');
+  });
 });
 
 describe('the framework', () => {

@@ -32,7 +32,8 @@ export async function author(client: TestClient, username: string, spec: { staff
 
 /** Counts the SQL statements `work` sends (Sequelize reads its `logging` option at each query). */
 export async function countQueries(client: TestClient, work: () => Promise<unknown>): Promise<number> {
-  const options = client.services.sequelize.options;
+  // Sequelize's types leave `options` out; each query reads `logging` from it.
+  const { options } = client.services.sequelize as unknown as { options: { logging: false | ((sql: string) => void) } };
   const before = options.logging;
   let count = 0;
   options.logging = () => {
