@@ -7,6 +7,7 @@
 import type { Transaction } from 'sequelize';
 import type { AuthUser } from '../auth/accounts.js';
 import type { MessageParams } from '../errors.js';
+import type { JsonSchema } from '../openapi/types.js';
 import type { Permission } from '../permissions.js';
 import type { Row, RowModel } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
@@ -45,6 +46,8 @@ export interface ActionDeclaration {
   permissions?: readonly Permission[];
   /** Fields the request body may hold, validated as a resource's fields are. */
   input?: Readonly<Record<string, FieldDeclaration>>;
+  /** What the action answers when `run` gives a body of its own, for the API description (default: the row, or 204). */
+  response?: { status?: number; schema?: JsonSchema };
   /** The URL segment; default: the action's name with underscores as hyphens. */
   path?: string;
   run(ctx: ActionContext): Promise<ActionResult> | ActionResult;

@@ -36,9 +36,11 @@ function actionDocs(viewset: ModelViewSet, name: string, action: ActionDeclarati
   if (action.detail) errors.push('record_not_found');
   // Its input, or the row's fields when its hooks refuse the write.
   errors.push({ code: 'validation_failed', schema: site.docs.validation([...(input ? writableFields(input) : []), ...writableFields(serializer)]) });
-  const success = action.detail
-    ? { status: 200, schema: site.docs.item(exposure, representationSchema(serializer, site.docs.timestamp)) }
-    : { status: 204 };
+  const success = action.response
+    ? { status: action.response.status ?? 200, schema: action.response.schema ?? {} }
+    : action.detail
+      ? { status: 200, schema: site.docs.item(exposure, representationSchema(serializer, site.docs.timestamp)) }
+      : { status: 204 };
   return {
     summary: 'operations.action',
     summaryParams: { action: name },
