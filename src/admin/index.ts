@@ -11,7 +11,7 @@ import { adminRouter } from './router.js';
 import { componentLoader, DASHBOARD_COMPONENT } from './components.js';
 import { currentLanguage, localeOption } from './locale.js';
 import { ADMIN_PATH } from './mount.js';
-import { isAdminWritable } from './records.js';
+import { isAdminFilterable, isAdminWritable } from './records.js';
 import { DeclaredResource, type AdminPolicy } from './resource.js';
 import { staffOf } from './staff.js';
 
@@ -51,7 +51,8 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
     listProperties: [...(exposure.list ?? visible.slice(0, DEFAULT_LIST_COLUMNS))],
     showProperties: visible,
     editProperties: [...writable, ...extra],
-    filterProperties: [...(exposure.filters ?? visible)],
+    // JSON, many-to-many and computed fields have no filter, even when the declaration names them.
+    filterProperties: (exposure.filters ?? visible).filter((name) => isAdminFilterable(declaration.fields[name]!)),
     sort: { sortBy: 'id', direction: 'desc' },
     properties: Object.fromEntries(
       extra.map((name) => [name, { isVisible: { list: false, show: false, filter: false, edit: true } }]),
@@ -81,7 +82,7 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
   const bound = registry.all();
   const resources: ResourceWithOptions[] = bound.map((resource) => {
     const policy = resource.declaration.userModel ? new AccountPolicy(accounts) : null;
-    const declared = new DeclaredResource(resource, (name) => registry.get(name), policy);
+    const declared = new DeclaredResource(resource, (name) => registry.get(name), policy, (staff) => accounts.findActiveById(Number(staff.id)));
     return { resource: declared, options: resourceOptions(declared, policy) };
   });
   return new AdminJS({

@@ -20,6 +20,39 @@ function asDate(value: unknown): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
+const NUMBER_TEXT = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*$/;
+/** The day a date filter names: its YYYY-MM-DD, also at the head of the ISO time AdminJS's date picker may send. */
+const DAY = /^(\d{4}-\d{2}-\d{2})(?:$|T)/;
+
+function asNumber(value: unknown): number | null {
+  if (typeof value !== 'string' || !NUMBER_TEXT.test(value)) return null;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : null;
+}
+
+function asDay(value: unknown): string | null {
+  return typeof value === 'string' ? (DAY.exec(value.trim())?.[1] ?? null) : null;
+}
+
+/** `{from, to}` as an inclusive range of what `read` makes of each end; undefined when neither end is usable. */
+function range<T>(name: string, value: object, read: (end: unknown) => T | null): WhereOptions | undefined {
+  const { from, to } = value as { from?: unknown; to?: unknown };
+  const bounds: Record<symbol, T> = {};
+  const start = read(from);
+  const end = read(to);
+  if (start !== null) bounds[Op.gte] = start;
+  if (end !== null) bounds[Op.lte] = end;
+  return start !== null || end !== null ? { [name]: bounds } : undefined;
+}
+
+/** One value (exact) or `{from, to}` (a range), as `read` understands each; a single value it cannot read names nothing. */
+function exactOrRange<T>(name: string, value: unknown, read: (end: unknown) => T | null): WhereOptions | undefined {
+  if (typeof value === 'object' && value !== null) return range(name, value, read);
+  if (typeof value !== 'string' || value === '') return undefined;
+  const exact = read(value);
+  return exact === null ? NOTHING : { [name]: exact };
+}
+
 /** One filter value on one declared field; undefined when the value says nothing usable. */
 function condition(bound: BoundResource, dialect: QueryDialect, name: string, value: unknown): WhereOptions | undefined {
   const field = bound.declaration.fields[name];
@@ -39,16 +72,21 @@ function condition(bound: BoundResource, dialect: QueryDialect, name: string, va
       const pk = parsePk(value);
       return pk === null ? NOTHING : { [name]: pk };
     }
-    case 'datetime': {
-      if (typeof value !== 'object' || value === null) return undefined;
-      const { from, to } = value as { from?: unknown; to?: unknown };
-      const range: Record<symbol, Date> = {};
-      const start = asDate(from);
-      const end = asDate(to);
-      if (start) range[Op.gte] = start;
-      if (end) range[Op.lte] = end;
-      return start || end ? { [name]: range } : undefined;
-    }
+    case 'datetime':
+      return typeof value === 'object' && value !== null ? range(name, value, asDate) : undefined;
+    case 'integer':
+    case 'decimal':
+      return exactOrRange(name, value, asNumber);
+    case 'date':
+      // Stored as YYYY-MM-DD text (SQLite) or a date (PostgreSQL): both compare a day's text in calendar order.
+      return exactOrRange(name, value, asDay);
+    case 'enum':
+      if (typeof value !== 'string' || value === '') return undefined;
+      return field.choices.includes(value) ? { [name]: value } : NOTHING;
+    case 'json':
+    case 'manyToMany':
+    case 'computed':
+      return undefined;
   }
 }
 

@@ -1,9 +1,10 @@
 import './env.js';
 import { BaseProperty, BaseRecord, type BaseResource, type CurrentAdmin, type PropertyType, type RecordJSON } from 'adminjs';
+import { formatDecimal } from '../cleaning.js';
 import { displayNameOf, type BoundResource } from '../registry.js';
-import type { FieldDeclaration } from '../resource.js';
+import { isColumn, type ComputedType, type FieldDeclaration } from '../resource.js';
 
-const PROPERTY_TYPES: Record<FieldDeclaration['kind'], PropertyType> = {
+const COLUMN_TYPES: Record<Exclude<FieldDeclaration['kind'], 'computed'>, PropertyType> = {
   id: 'number',
   string: 'string',
   text: 'textarea',
@@ -11,17 +12,42 @@ const PROPERTY_TYPES: Record<FieldDeclaration['kind'], PropertyType> = {
   datetime: 'datetime',
   reference: 'reference',
   integer: 'number',
+  // Not 'number': AdminJS would turn "12.50" into a float on its way to the resource.
   decimal: 'float',
   enum: 'string',
-  json: 'mixed',
+  // Shown and edited as JSON text (AdminJS's 'mixed' would flatten it into one param per leaf).
+  json: 'textarea',
   date: 'date',
   manyToMany: 'reference',
-  computed: 'string',
 };
 
-/** Fields the admin writes through the serializer; references and times are set by the framework. */
+const COMPUTED_TYPES: Record<ComputedType, PropertyType> = {
+  integer: 'number',
+  decimal: 'float',
+  string: 'string',
+  boolean: 'boolean',
+  datetime: 'datetime',
+  date: 'date',
+  json: 'textarea',
+};
+
+function propertyType(field: FieldDeclaration): PropertyType {
+  return field.kind === 'computed' ? COMPUTED_TYPES[field.type] : COLUMN_TYPES[field.kind];
+}
+
+/** Kinds the admin edits; ids and times are the framework's to write, computed fields nobody's. */
+const EDITABLE_KINDS = new Set<FieldDeclaration['kind']>(['string', 'text', 'boolean', 'integer', 'decimal', 'enum', 'json', 'date', 'reference', 'manyToMany']);
+/** Kinds the list cannot be filtered by: no column, or no meaningful comparison. */
+const UNFILTERABLE_KINDS = new Set<FieldDeclaration['kind']>(['json', 'manyToMany', 'computed']);
+
+/** Fields the admin writes through the serializer (read-only references and times are set by the framework). */
 export function isAdminWritable(field: FieldDeclaration): boolean {
-  return !field.hidden && !field.readOnly && (field.kind === 'string' || field.kind === 'text' || field.kind === 'boolean');
+  return !field.hidden && !field.readOnly && EDITABLE_KINDS.has(field.kind);
+}
+
+/** Fields the list's filters may name. */
+export function isAdminFilterable(field: FieldDeclaration): boolean {
+  return !field.hidden && !UNFILTERABLE_KINDS.has(field.kind);
 }
 
 /** One declared field as AdminJS sees it; hidden fields never become properties. */
@@ -32,7 +58,14 @@ export class DeclaredProperty extends BaseProperty {
     private readonly target: BoundResource | undefined,
     position: number,
   ) {
-    super({ path: fieldName, type: PROPERTY_TYPES[field.kind], isId: field.kind === 'id', position });
+    super({
+      path: fieldName,
+      type: propertyType(field),
+      isId: field.kind === 'id',
+      // Only a column orders rows; JSON text orders nothing useful.
+      isSortable: isColumn(field) && field.kind !== 'json',
+      position,
+    });
   }
 
   override isEditable(): boolean {
@@ -47,8 +80,19 @@ export class DeclaredProperty extends BaseProperty {
     return this.target ? this.target.declaration.table : null;
   }
 
+  /** A many-to-many is a list of references, its params flattened as `name.0`, `name.1`, … */
+  override isArray(): boolean {
+    return this.field.kind === 'manyToMany';
+  }
+
+  override availableValues(): string[] | null {
+    return this.field.kind === 'enum' ? [...this.field.choices] : null;
+  }
+
   override isRequired(): boolean {
-    return isAdminWritable(this.field) && this.field.kind !== 'boolean' && !this.field.nullable && this.field.default === undefined;
+    const { field } = this;
+    if (!isAdminWritable(field) || field.kind === 'boolean' || field.kind === 'manyToMany') return false;
+    return !field.nullable && field.default === undefined;
   }
 
   override isTitle(): boolean {
@@ -58,6 +102,25 @@ export class DeclaredProperty extends BaseProperty {
   get declaredName(): string {
     return this.fieldName;
   }
+}
+
+/**
+ * A row's values as the admin's params: JSON as its text, decimals as
+ * "12.50", and what `extra` brings for fields that are no column (many-to-many
+ * ids, computed values). Hidden fields are left out.
+ */
+export function adminParams(bound: BoundResource, stored: Readonly<Record<string, unknown>>, extra: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(bound.declaration.fields)) {
+    if (field.hidden) continue;
+    const value = isColumn(field) ? stored[name] : extra[name];
+    if (value === undefined) continue;
+    const json = field.kind === 'json' || (field.kind === 'computed' && field.type === 'json');
+    if (json) params[name] = value === null ? null : JSON.stringify(value, null, 2);
+    else if (field.kind === 'decimal') params[name] = formatDecimal(value, field.decimalPlaces);
+    else params[name] = value;
+  }
+  return params;
 }
 
 /** A property the declaration does not have as a visible field, e.g. the account's password to set. */

@@ -30,12 +30,34 @@ export function assertKnownAction(admin: AdminJS, routePath: string, target: Rou
   if (!fits) throw new NotFoundError(`No ${target.action} action here`, 'admin');
 }
 
+// AdminJS's form markers (frontend/hooks/use-record/params-to-form-data), which its request parser reads back.
+const FORM_VALUE_NULL = '__FORM_VALUE_NULL__';
+const FORM_VALUE_EMPTY_ARRAY = '__FORM_VALUE_EMPTY_ARRAY__';
+const INTEGER_TEXT = /^\s*[+-]?\d+(?:\.0*)?\s*$/;
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Whether `text` names a day of the calendar (not 2024-02-30, which `new Date` reads as March 1st). */
+function isCalendarDate(text: string): boolean {
+  const match = DATE_TEXT.exec(text.trim());
+  if (!match) return false;
+  const date = new Date(`${match[0]}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === match[0];
+}
+
 /**
- * AdminJS turns any form value of a boolean field but 'false' and '' into
- * true; the spellings the APIs accept ('0', 'off', 'no', …) keep their meaning
- * and anything else is refused before AdminJS sees it.
+ * The form's text as AdminJS must see it so that its own conversions keep
+ * the meaning the APIs give it:
+ * - AdminJS turns any value of a boolean field but 'false' and '' into true;
+ *   the spellings the APIs accept ('0', 'off', 'no', …) keep their meaning
+ *   and anything else is refused before AdminJS sees it.
+ * - It reads numbers with Number(), so '' would be 0 and '0x10' 16: an empty
+ *   integer is NULL, and text that is no integer stays one Number() cannot read.
+ * - It reads dates with `new Date`, which moves 2024-02-30 to March 1st: a day
+ *   the calendar lacks stays unreadable, for the serializer to refuse.
+ * - It maps each item of an array field, so a many-to-many sent as one plain
+ *   value would fail there: '' is the empty list, another value its one item.
  */
-export function normalizeBooleans(
+export function normalizeForm(
   admin: AdminJS,
   resourceId: string | undefined,
   payload: Record<string, string>,
@@ -48,10 +70,21 @@ export function normalizeBooleans(
   const result = { ...payload };
   for (const [name, field] of Object.entries(resource.bound.declaration.fields)) {
     const raw = payload[name];
-    if (field.kind !== 'boolean' || raw === undefined || raw === '') continue;
-    const value = parseBoolean(raw);
-    if (value === undefined) errors[name] = { message: translator(language, ['common'])('validation.invalid_boolean') };
-    else result[name] = String(value);
+    if (raw === undefined || raw === FORM_VALUE_NULL || raw === FORM_VALUE_EMPTY_ARRAY) continue;
+    if (field.kind === 'boolean' && raw !== '') {
+      const value = parseBoolean(raw);
+      if (value === undefined) errors[name] = { message: translator(language, ['common'])('validation.invalid_boolean') };
+      else result[name] = String(value);
+    } else if (field.kind === 'integer') {
+      if (raw.trim() === '') result[name] = FORM_VALUE_NULL;
+      else if (!INTEGER_TEXT.test(raw)) result[name] = 'NaN';
+    } else if (field.kind === 'date' && raw !== '' && !isCalendarDate(raw)) {
+      result[name] = 'invalid';
+    } else if (field.kind === 'manyToMany') {
+      delete result[name];
+      if (raw === '') result[name] = FORM_VALUE_EMPTY_ARRAY;
+      else result[`${name}.0`] = raw;
+    }
   }
   if (Object.keys(errors).length > 0) {
     throw new AdminValidationError(errors, { message: translator(language, ['admin'])('errors.validation_failed') });

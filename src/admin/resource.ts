@@ -2,6 +2,7 @@ import './env.js';
 import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import {
   ValidationError as AdminValidationError,
+  ForbiddenError,
   NotFoundError,
   type ActionContext,
   type BaseProperty,
@@ -10,16 +11,19 @@ import {
   type PropertyErrors,
 } from 'adminjs';
 import { UniqueConstraintError, type FindOptions, type WhereOptions } from 'sequelize';
-import { clock } from '../clock.js';
+import type { AuthUser } from '../auth/accounts.js';
 import { fieldErrorMessages, ValidationError } from '../errors.js';
 import { translator, type Translate } from '../i18n.js';
 import type { BoundResource, Row } from '../registry.js';
+import { attachRelations, storedValues, type LoadPlan } from '../relations/loader.js';
 import { Serializer } from '../serializers.js';
 import { utcTimestamp } from '../timestamps.js';
 import { parsePk } from '../pk.js';
+import { RowWriter } from '../writes.js';
 import { staffOf, type StaffMember } from './staff.js';
-import { DeclaredProperty, DeclaredRecord, isAdminWritable, withoutHidden } from './records.js';
+import { adminParams, DeclaredProperty, DeclaredRecord, isAdminWritable, withoutHidden } from './records.js';
 import { listWhere, searchWhere, type QueryDialect } from './queries.js';
+import { formInput } from './forms.js';
 
 /** What a policy learns about a write: who asks, the row as it is (null on create), in which language. */
 export interface WriteContext {
@@ -64,19 +68,31 @@ export class DeclaredResource extends SequelizeResource {
   private readonly all: BaseProperty[];
   private readonly serializer: Serializer;
 
+  private readonly writer: RowWriter;
+  /** What a row's params need beyond its columns: many-to-many ids and computed values, loaded for a page at once. */
+  private readonly plan: LoadPlan;
+  /** Computed fields that are a function of the row's own values. */
+  private readonly computed: [string, (row: Readonly<Record<string, unknown>>) => unknown][];
+
+  /** `userOf`: the account a staff member writes as, which the declaration's hooks see; null if it is gone. */
   constructor(
     readonly bound: BoundResource,
     targets: (name: string) => BoundResource,
     private readonly policy: AdminPolicy | null,
+    private readonly userOf: (staff: StaffMember) => Promise<AuthUser | null>,
   ) {
     super(bound.model as unknown as ConstructorParameters<typeof SequelizeResource>[0]);
     const entries = Object.entries(bound.declaration.fields).filter(([, field]) => !field.hidden);
-    this.declared = entries.map(
-      ([name, field], index) => new DeclaredProperty(name, field, field.kind === 'reference' ? targets(field.to) : undefined, index),
-    );
+    this.declared = entries.map(([name, field], index) => {
+      const target = field.kind === 'reference' || field.kind === 'manyToMany' ? targets(field.to) : undefined;
+      return new DeclaredProperty(name, field, target, index);
+    });
     this.all = [...this.declared, ...(policy?.properties() ?? [])];
     const writable = entries.filter(([, field]) => isAdminWritable(field)).map(([name]) => name);
     this.serializer = new Serializer(bound, { fields: writable, formatTimestamp: utcTimestamp });
+    this.writer = new RowWriter(bound, (name) => targets(name).model);
+    this.plan = loadPlan(bound);
+    this.computed = entries.flatMap(([name, field]) => (field.kind === 'computed' && field.value ? [[name, field.value] as [string, typeof field.value]] : []));
   }
 
   override id(): string {
@@ -95,8 +111,17 @@ export class DeclaredResource extends SequelizeResource {
     return new DeclaredRecord(params, this, this.bound);
   }
 
-  private record(row: Row): DeclaredRecord {
-    return this.build(row.toJSON());
+  /** The rows' params, with their many-to-many ids and computed values (one query per such field for all rows). */
+  private async paramsOf(rows: readonly Row[]): Promise<Record<string, unknown>[]> {
+    const stored = storedValues(rows);
+    // Computed values from the row as the model read it (no second reading of its stored text).
+    const extra: Record<string, unknown>[] = stored.map((values) => Object.fromEntries(this.computed.map(([name, value]) => [name, value(values) ?? null])));
+    await attachRelations(this.plan, stored, extra);
+    return stored.map((values, index) => adminParams(this.bound, values, extra[index] ?? {}));
+  }
+
+  private async records(rows: readonly Row[]): Promise<DeclaredRecord[]> {
+    return (await this.paramsOf(rows)).map((params) => this.build(params));
   }
 
   private get dialect(): QueryDialect {
@@ -127,7 +152,7 @@ export class DeclaredResource extends SequelizeResource {
     where: WhereOptions,
     { limit, offset, sort }: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: string } },
   ): Promise<DeclaredRecord[]> {
-    const sortable = this.declared.find((property) => property.path() === sort?.sortBy);
+    const sortable = this.declared.find((property) => property.path() === sort?.sortBy && property.isSortable());
     const order: FindOptions['order'] = [
       [sortable ? sortable.path() : 'id', sort?.direction === 'desc' ? 'DESC' : 'ASC'],
       ...(sortable && sortable.path() !== 'id' ? [['id', 'ASC'] as [string, string]] : []),
@@ -138,7 +163,7 @@ export class DeclaredResource extends SequelizeResource {
       limit: boundedInteger(limit, 1, MAX_PER_PAGE, 10),
       offset: boundedInteger(offset, 0, Number.MAX_SAFE_INTEGER, 0),
     });
-    return rows.map((row) => this.record(row));
+    return this.records(rows);
   }
 
   override async findById(id: string | number): Promise<Row | null> {
@@ -148,14 +173,14 @@ export class DeclaredResource extends SequelizeResource {
 
   override async findOne(id: string | number): Promise<DeclaredRecord | null> {
     const row = await this.findById(id);
-    return row ? this.record(row) : null;
+    return row ? ((await this.records([row]))[0] ?? null) : null;
   }
 
   override async findMany(ids: (string | number)[]): Promise<DeclaredRecord[]> {
     const pks = ids.map((id) => parsePk(String(id))).filter((pk): pk is number => pk !== null);
     if (pks.length === 0) return [];
     const rows = await this.bound.model.findAll({ where: { id: pks }, order: [['id', 'ASC']] });
-    return rows.map((row) => this.record(row));
+    return this.records(rows);
   }
 
   override async populate(records: DeclaredRecord[], property: BaseProperty): Promise<DeclaredRecord[]> {
@@ -173,8 +198,8 @@ export class DeclaredResource extends SequelizeResource {
     const values = await this.validated(params, { staff, row: null });
     const owner = this.bound.declaration.ownerField;
     if (owner) values[owner] = Number(staff.id);
-    const row = await this.write(staff, () => this.bound.model.create(values));
-    return withoutHidden(this.bound, row.toJSON());
+    const row = await this.write(staff, (user) => this.writer.create(values, { user }));
+    return this.savedParams(row);
   }
 
   override async update(id: string, params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
@@ -182,10 +207,8 @@ export class DeclaredResource extends SequelizeResource {
     const row = await this.findById(id);
     if (!row) throw new NotFoundError(`No record ${id}`, 'update');
     const values = await this.validated(params, { staff, row });
-    const updated = this.bound.timestamps.updated;
-    if (updated) values[updated] = clock().now();
-    await this.write(staff, () => row.update(values));
-    return withoutHidden(this.bound, row.toJSON());
+    await this.write(staff, (user) => this.writer.update(row, values, { user }));
+    return this.savedParams(row);
   }
 
   override async delete(id: string, context?: ActionContext): Promise<void> {
@@ -194,13 +217,20 @@ export class DeclaredResource extends SequelizeResource {
     if (!row) throw new NotFoundError(`No record ${id}`, 'delete');
     const refusal = this.policy?.refuseDelete({ staff, row });
     if (refusal) throw new AdminValidationError({}, { message: t(staff)(`admin:${refusal}`), type: 'forbidden' });
-    await row.destroy();
+    await this.write(staff, (user) => this.writer.destroy(row, { user }));
+  }
+
+  /** The row as written, read back with its links and computed values; never a hidden field (AdminJS echoes these params). */
+  private async savedParams(row: Row): Promise<ParamsType> {
+    const saved = (await this.bound.model.findByPk(row.get(this.bound.model.primaryKeyAttribute) as number)) ?? row;
+    const [params] = await this.paramsOf([saved]);
+    return withoutHidden(this.bound, params ?? {});
   }
 
   /** The serializer's values plus the policy's, or one AdminJS ValidationError naming every refused field. */
   private async validated(params: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> {
-    const input = this.formInput(params);
     const translate = t(context.staff);
+    const { input, errors: formErrors } = formInput(this.bound, params);
     const errors: PropertyErrors = {};
     let values: Record<string, unknown> = {};
     try {
@@ -209,6 +239,8 @@ export class DeclaredResource extends SequelizeResource {
       if (!(error instanceof ValidationError)) throw error;
       for (const { field, messages } of fieldErrorMessages(translate, error)) errors[field] = { message: messages.join(' ') };
     }
+    // A form value the serializer never saw (JSON text that does not parse) says why in its own words.
+    for (const [field, code] of Object.entries(formErrors)) errors[field] = { message: translate(code) };
     const refusals = (await this.policy?.prepare(params, values, context)) ?? {};
     for (const [field, key] of Object.entries(refusals)) errors[field] ??= { message: translate(`admin:${key}`), type: 'forbidden' };
     if (Object.keys(errors).length > 0) {
@@ -217,30 +249,53 @@ export class DeclaredResource extends SequelizeResource {
     return values;
   }
 
-  /** An empty form field of a nullable column means NULL, as in Django's admin. */
-  private formInput(params: Record<string, unknown>): Record<string, unknown> {
-    const input: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(this.bound.declaration.fields)) {
-      if (!isAdminWritable(field) || !Object.hasOwn(params, name)) continue;
-      const value = params[name];
-      input[name] = value === '' && field.nullable ? null : value;
-    }
-    return input;
-  }
-
-  /** Another writer may take a unique value between the check and the write. */
-  private async write(staff: StaffMember, save: () => Promise<Row>): Promise<Row> {
+  /**
+   * Runs a write as the staff member's account. A declaration's hook that
+   * refuses it, or another writer that takes a unique value between the
+   * check and the write, becomes the form's field errors.
+   */
+  private async write<T>(staff: StaffMember, save: (user: AuthUser) => Promise<T>): Promise<T> {
+    const user = await this.userOf(staff);
+    if (!user) throw new ForbiddenError('No staff member');
+    const translate = t(staff);
     try {
-      return await save();
+      return await save(user);
     } catch (error) {
+      if (error instanceof ValidationError) throw this.refused(translate, error);
       if (!(error instanceof UniqueConstraintError)) throw error;
-      const translate = t(staff);
       const fields = Object.keys(error.fields ?? {}).filter((name) => name in this.bound.declaration.fields);
       const message = translate('validation.unique');
       const errors: PropertyErrors = Object.fromEntries((fields.length > 0 ? fields : ['id']).map((name) => [name, { message }]));
       throw new AdminValidationError(errors, { message: translate('admin:errors.validation_failed') });
     }
   }
+
+  /** A hook's refusal: on the form's fields, and in the notice too when it names none of them (a delete, say). */
+  private refused(translate: Translate, error: ValidationError): AdminValidationError {
+    const errors: PropertyErrors = {};
+    const elsewhere: string[] = [];
+    for (const { field, messages } of fieldErrorMessages(translate, error)) {
+      errors[field] = { message: messages.join(' ') };
+      if (!this.property(field)) elsewhere.push(...messages);
+    }
+    return new AdminValidationError(errors, { message: elsewhere.length > 0 ? elsewhere.join(' ') : translate('admin:errors.validation_failed') });
+  }
+}
+
+/** Many-to-many ids and counted fields of a resource's rows, as the API's relation loader fills them. */
+function loadPlan(bound: BoundResource): LoadPlan {
+  const plan: LoadPlan = { resource: bound, ids: [], counts: [], values: [], expansions: [] };
+  for (const [name, field] of Object.entries(bound.declaration.fields)) {
+    if (field.hidden) continue;
+    if (field.kind === 'manyToMany') {
+      const relation = bound.relations.get(name);
+      if (relation?.kind === 'manyToMany') plan.ids.push({ name, relation });
+    } else if (field.kind === 'computed' && field.count !== undefined) {
+      const relation = bound.relations.get(field.count);
+      if (relation && relation.kind !== 'reference') plan.counts.push({ name, relation });
+    }
+  }
+  return plan;
 }
 
 function t(staff: StaffMember): Translate {

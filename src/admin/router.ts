@@ -15,7 +15,7 @@ import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { requestData } from '../parsers.js';
 import { allowInlineScripts } from '../middleware/security.js';
 import { BUNDLE_FILE } from './env.js';
-import { assertKnownAction, normalizeBooleans, type RouteTarget } from './requests.js';
+import { assertKnownAction, normalizeForm, type RouteTarget } from './requests.js';
 import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
 import type { StaffMember } from './staff.js';
 
@@ -272,7 +272,7 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
       const params = req.params as RouteTarget;
       assertKnownAction(admin, route.path, params);
       const form = hasForm ? safeFields(await requestData(req, bodyLimit)) : {};
-      const payload = normalizeBooleans(admin, params.resourceId, form, currentLanguage());
+      const payload = normalizeForm(admin, params.resourceId, form, currentLanguage());
       const controller = new route.Controller({ admin }, res.locals.staff) as unknown as Controller;
       const action = controller[route.action];
       if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');
