@@ -95,7 +95,7 @@ export class ModelViewSet {
   protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false): Promise<Item[]> {
     const items = rows.map((row) => (plain ? serializer.representPlain(row as StoredRow) : serializer.represent(row as Row)));
     const plan = this.relations.planFor(serializer, expand);
-    if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(rows), items);
+    if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(serializer.resource, rows), items);
     return items;
   }
 
@@ -209,9 +209,10 @@ export class ModelViewSet {
     const included: Record<string, Item[]> = {};
     for (const { name, field, resource, serializer } of this.included) {
       const related = await resource.model.findAll({ where: { [field]: row.get('id') }, order: BY_ID });
-      included[name] = related.map((relatedRow) => serializer.represent(relatedRow));
+      included[name] = await this.representRows(related, serializer, []);
     }
-    return { status: 200, data: this.site.currentBody(ctx, this.exposure, this.serializer.represent(row), included) };
+    const [item] = await this.representRows([row], this.serializer, []);
+    return { status: 200, data: this.site.currentBody(ctx, this.exposure, item as Item, included) };
   }
 
   async create(ctx: RequestContext): Promise<SiteResponse> {

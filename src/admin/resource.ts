@@ -113,7 +113,7 @@ export class DeclaredResource extends SequelizeResource {
 
   /** The rows' params, with their many-to-many ids and computed values (one query per such field for all rows). */
   private async paramsOf(rows: readonly Row[]): Promise<Record<string, unknown>[]> {
-    const stored = storedValues(rows);
+    const stored = storedValues(this.bound, rows);
     // Computed values from the row as the model read it (no second reading of its stored text).
     const extra: Record<string, unknown>[] = stored.map((values) => Object.fromEntries(this.computed.map(([name, value]) => [name, value(values) ?? null])));
     await attachRelations(this.plan, stored, extra);

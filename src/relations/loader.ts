@@ -38,9 +38,17 @@ export function isEmptyPlan(plan: LoadPlan): boolean {
   return plan.ids.length + plan.counts.length + plan.values.length + plan.expansions.length === 0;
 }
 
-/** The stored values of rows read either way. */
-export function storedValues(rows: readonly (Row | StoredRow)[]): StoredRow[] {
-  return rows.map((row) => (typeof (row as Row).get === 'function' ? (row as Row).get({ plain: true }) : row) as StoredRow);
+/**
+ * The stored values of rows read either way, as a model instance holds them
+ * (times as dates, booleans as booleans, JSON parsed), for computed fields.
+ */
+export function storedValues(resource: BoundResource, rows: readonly (Row | StoredRow)[]): StoredRow[] {
+  const sqlite = resource.model.sequelize?.getDialect() === 'sqlite';
+  const fields = resource.declaration.fields;
+  return rows.map((row) => {
+    if (typeof (row as Row).get === 'function') return (row as Row).get({ plain: true }) as StoredRow;
+    return Object.fromEntries(Object.entries(row).map(([name, value]) => [name, fromStored(fields[name], value, sqlite)]));
+  });
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => unknown): Map<unknown, T[]> {
@@ -163,14 +171,6 @@ export async function attachRelations(plan: LoadPlan, rows: readonly StoredRow[]
     const counts = await counted(relation, keys, transaction);
     keys.forEach((owner, index) => ((items[index] as Item)[name] = counts.get(owner) ?? 0));
   }
-  if (plan.values.length > 0) {
-    const sqlite = plan.resource.model.sequelize?.getDialect() === 'sqlite';
-    const fields = plan.resource.declaration.fields;
-    rows.forEach((row, index) => {
-      // The values as a model instance holds them (times as dates), however the row was read.
-      const values = Object.fromEntries(Object.entries(row).map(([name, value]) => [name, fromStored(fields[name], value, sqlite)]));
-      for (const { name, value } of plan.values) (items[index] as Item)[name] = value(values) ?? null;
-    });
-  }
+  for (const { name, value } of plan.values) rows.forEach((row, index) => ((items[index] as Item)[name] = value(row) ?? null));
   for (const expansion of plan.expansions) await expand(expansion, keys, [...rows], items, transaction);
 }
