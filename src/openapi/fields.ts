@@ -204,11 +204,9 @@ export function fieldMessagesSchema(fields: readonly string[]): Record<string, J
 
 /** The shape of one expansion: the related rows as the site shows them, or their display names. */
 function expandedSchema(expansion: Expansion, timestamp: JsonSchema): JsonSchema {
+  const { shape } = expansion;
   const one: JsonSchema =
-    expansion.shape.kind === 'rows'
-      ? // Deeper expansions add their own keys.
-        { ...representationSchema(expansion.shape.serializer, timestamp), additionalProperties: true }
-      : { type: 'string' };
+    shape.kind === 'rows' ? withExpansions(representationSchema(shape.serializer, timestamp), shape.plan.expansions, timestamp) : { type: 'string' };
   if (expansion.relation.kind === 'reference') return expansion.shape.kind === 'rows' ? { anyOf: [one, { type: 'null' }] } : { type: ['string', 'null'] };
   return { type: 'array', items: one };
 }

@@ -60,6 +60,8 @@ export function schemaValidator(): Ajv2020 {
   addFormats.default(validator);
   // As the server checks addresses: anything@anything, international letters included.
   validator.addFormat('idn-email', /^[^\s@]+@[^\s@]+$/u);
+  // A decimal as the APIs write it: "4.50".
+  validator.addFormat('decimal', /^-?\d+(?:\.\d+)?$/);
   return validator;
 }
 

@@ -19,7 +19,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Every answer the tests got is one the blog's own /openapi.json documents.
+  const undocumented = await client.undocumentedAnswers();
   await client.close();
+  expect(undocumented).toEqual([]);
 });
 
 /** Runs `work` with the clock stopped at `at` (each reading a millisecond later, as the clock stays monotonic). */

@@ -24,7 +24,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Every answer the tests got is one the blog's own /openapi.json documents.
+  const undocumented = await client.undocumentedAnswers();
   await client.close();
+  expect(undocumented).toEqual([]);
 });
 
 describe('expand on the root site', () => {
