@@ -32,8 +32,8 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
-import pg from 'pg';
 import { PasswordHasher } from '../src/auth/hashers.js';
+import { runOnServer } from '../src/testing/database.js';
 import { makeTemporaryDirectory, removeTemporaryDirectories } from './lib/processes.js';
 import { MANAGE_SCRIPT, projectRoot } from './lib/project.js';
 import { commit, writeJson } from './lib/report.js';
@@ -301,16 +301,6 @@ function sqliteDatabases(directory: string): Databases {
   };
 }
 
-async function adminQuery(server: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Fresh databases on the server of `server` (as test/helpers/database.ts makes them), dropped at the end. */
 function postgresDatabases(server: string): Databases {
   const names: string[] = [];
@@ -318,14 +308,14 @@ function postgresDatabases(server: string): Databases {
     name: 'postgres',
     async create() {
       const name = `bench_${process.pid}_${randomBytes(6).toString('hex')}`;
-      await adminQuery(server, `CREATE DATABASE ${name}`);
+      await runOnServer(server, `CREATE DATABASE ${name}`);
       names.push(name);
       const url = new URL(server);
       url.pathname = `/${name}`;
       return url.toString();
     },
     async dropAll() {
-      for (const name of names.splice(0)) await adminQuery(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (const name of names.splice(0)) await runOnServer(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

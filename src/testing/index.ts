@@ -69,6 +69,18 @@ export interface TestClient {
   close(): Promise<void>;
 }
 
+/** An account with test defaults: `<username>@example.com`, password `<username>-password`. */
+export function createTestUser(services: Services, username: string, spec: TestUser = {}): Promise<AuthUser> {
+  return services.accounts.create({
+    username,
+    email: spec.email ?? `${username}@example.com`,
+    name: spec.name,
+    password: spec.password ?? `${username}-password`,
+    isStaff: spec.staff,
+    isSuperuser: spec.superuser,
+  });
+}
+
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 /** Carries a forced user from a request to the app; stripped before the app sees the request. */
 const FORCED_HEADER = 'x-test-client-acting-as';
@@ -116,16 +128,7 @@ export async function createTestClient(options: TestClientOptions = {}): Promise
     app,
     services,
     anonymous: requests(handler),
-    async createUser(username, spec = {}) {
-      return services.accounts.create({
-        username,
-        email: spec.email ?? `${username}@example.com`,
-        name: spec.name,
-        password: spec.password ?? `${username}-password`,
-        isStaff: spec.staff,
-        isSuperuser: spec.superuser,
-      });
-    },
+    createUser: (username, spec) => createTestUser(services, username, spec),
     actingAs(user) {
       const key = randomUUID();
       forced.set(key, { user });

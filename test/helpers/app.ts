@@ -5,6 +5,7 @@ import type { AuthUser } from '../../src/auth/accounts.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createTestDatabase } from './database.js';
+import { createTestUser } from '../../src/testing/index.js';
 import { contractProblems, recordingHandler, type RecordedResponse } from './contract.js';
 
 /** Fast hashes: the iteration count is part of the stored hash, so verification is unchanged. */
@@ -48,14 +49,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     http: request(recordingHandler(app, responses)),
     responses,
     async createUser(username, spec = {}) {
-      const user = await services.accounts.create({
-        username,
-        email: spec.email ?? `${username}@example.com`,
-        name: spec.name,
-        password: spec.password ?? `${username}-password`,
-        isStaff: spec.staff,
-        isSuperuser: spec.superuser,
-      });
+      const user = await createTestUser(services, username, spec);
       if (spec.active === false) {
         await services.registry.users().model.update({ is_active: false }, { where: { id: user.id } });
       }

@@ -1,0 +1,22 @@
+import { DataTypes, type QueryInterface } from 'sequelize';
+
+/**
+ * The table of the framework's browser sessions (express-session's store,
+ * src/auth/sessions.ts), for an application's migration to create: every
+ * application has one, in the same database as everything else.
+ */
+export async function createSessionsTable(db: QueryInterface): Promise<void> {
+  await db.createTable('sessions', {
+    sid: { type: DataTypes.STRING(36), primaryKey: true, allowNull: false },
+    expires: { type: DataTypes.DATE, allowNull: true },
+    data: { type: DataTypes.TEXT, allowNull: true },
+    created_at: { type: DataTypes.DATE, allowNull: false },
+    updated_at: { type: DataTypes.DATE, allowNull: false },
+  });
+  // The store deletes expired sessions by this column.
+  await db.addIndex('sessions', ['expires'], { name: 'sessions_expires' });
+}
+
+export async function dropSessionsTable(db: QueryInterface): Promise<void> {
+  await db.dropTable('sessions');
+}
