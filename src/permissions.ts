@@ -3,7 +3,7 @@ import type { RequestContext } from './contracts.js';
 import type { BoundResource, Row } from './registry.js';
 import type { ActionName } from './resource.js';
 
-/** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (`publish`). */
+/** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (its name). */
 export type PermissionAction = ActionName | 'metadata' | (string & Record<never, never>);
 
 /** As Django REST Framework's BasePermission: a request-level and an object-level question. */

@@ -88,7 +88,7 @@ export interface ReferenceField extends CommonField {
   /**
    * Name of the relation: `?expand=`/`include=` it to show the referenced row
    * with each row; in an exposure's fields it shows that row's display name.
-   * The field itself (`post_id`) is written with the referenced row's id unless read-only.
+   * The field itself (`<name>_id`) is written with the referenced row's id unless read-only.
    */
   as: string;
   /** Name under which the referenced resource reaches the rows that point at it (Django's related_name). */
@@ -256,7 +256,7 @@ export interface ListQuery {
   /**
    * Relations a client may ask to be shown with each row (`?expand=`,
    * `include=`): a reference's `as` name, a many-to-many, or a `related`
-   * name; dotted for a relation of a relation (`replies.author`), up to three deep.
+   * name; dotted for a relation of a relation (`<relation>.<its relation>`), up to three deep.
    */
   expand?: readonly string[];
 }

@@ -66,7 +66,7 @@ export function resourceRoutes(site: Site, registry: ResourceRegistry, bodyLimit
     const viewset = new ModelViewSet(site, resource, exposure, { bodyLimit, registry });
     const { list, detail, current } = viewsetEndpoints(viewset);
     const path = `/${exposure.path}`;
-    // Before the row's path: a list action's `/<path>/drafts` is no row id.
+    // Before the row's path: a list action's `/<path>/<action>` is no row id.
     for (const action of actionRoutes(viewset)) routes.push({ path: `${path}${action.path}`, endpoint: action.endpoint });
     if (exposure.actions.includes('current')) routes.push({ path, endpoint: current });
     else if (exposure.actions.some((action) => LIST_ACTIONS.has(action))) routes.push({ path, endpoint: list });

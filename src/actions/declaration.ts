@@ -1,7 +1,7 @@
 /**
  * Custom actions, as Django REST Framework's `@action` and a Laravel route to
- * a controller method: a route on one row (`/posts/<pk>/publish/`) or on the
- * list (`/posts/drafts/`), on every site the resource is exposed on, with its
+ * a controller method: a route on one row (`/<path>/<pk>/<action>/`) or on the
+ * list (`/<path>/<action>/`), on every site the resource is exposed on, with its
  * own methods, permissions and input fields.
  */
 import type { Transaction } from 'sequelize';

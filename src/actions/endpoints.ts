@@ -13,7 +13,7 @@ import type { ModelViewSet } from '../viewsets.js';
 import type { ActionDeclaration } from './declaration.js';
 
 export interface ActionRoute {
-  /** Under the exposure's path: `/:pk/publish` or `/drafts`. */
+  /** Under the exposure's path: `/:pk/<action>` or `/<action>`. */
   path: string;
   endpoint: Endpoint;
   detail: boolean;
@@ -73,7 +73,7 @@ export function pageActions(viewset: ModelViewSet, detail: boolean): (ctx: Reque
   };
 }
 
-/** Every custom action of the viewset's resource, list actions first (so that `/drafts` is not read as a row's id). */
+/** Every custom action of the viewset's resource, list actions first (so that `/<action>` is not read as a row's id). */
 export function actionRoutes(viewset: ModelViewSet): ActionRoute[] {
   const routes: ActionRoute[] = [];
   for (const [name, action] of Object.entries(viewset.resource.declaration.actions ?? {})) {

@@ -267,7 +267,7 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
     try {
       const method = req.method.toLowerCase();
       if (method === 'post' && !sameOrigin(req)) throw new ForbiddenError('cross-site request');
-      // AdminJS posts deletions with no body at all.
+      // AdminJS sends deletions as a POST with no body at all.
       const hasForm = method === 'post' && req.headers['content-type'] !== undefined;
       const params = req.params as RouteTarget;
       assertKnownAction(admin, route.path, params);

@@ -81,7 +81,7 @@ export function querySpec(resource: BoundResource, exposure: SiteExposure, shown
   };
 }
 
-/** `replies.author` lets a client expand `replies` alone too, as spatie's allowedIncludes do. */
+/** `a.b` lets a client expand `a` alone too, as spatie's allowedIncludes do. */
 function withPrefixes(paths: readonly string[]): string[] {
   const all = new Set<string>();
   for (const path of paths) {

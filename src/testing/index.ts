@@ -6,7 +6,7 @@
  *
  *   const client = await createTestClient({ app: 'examples/blog' });
  *   const alice = await client.createUser('alice');
- *   await client.actingAs(alice).post('/posts/').send({ title: 'Hello' }).expect(201);
+ *   await client.actingAs(alice).get('/').expect(200);
  *   await client.close();
  */
 import { randomUUID } from 'node:crypto';
