@@ -167,9 +167,21 @@ function cleanIds(raw: unknown): Cleaned {
   return { value: ids };
 }
 
-/** A value of `spec`'s kind from what a request sent (never null nor undefined: the serializer handles those). */
-export function cleanValue(spec: WritableField, raw: unknown): Cleaned {
+/**
+ * A value of `spec`'s kind from what a request sent (never null nor
+ * undefined: the serializer handles those). A form sends text only: there
+ * an empty value of a nullable field that is no text is null, and JSON is its text.
+ */
+export function cleanValue(spec: WritableField, raw: unknown, form = false): Cleaned {
   const { field } = spec;
+  if (form && raw === '' && field.nullable && field.kind !== 'string' && field.kind !== 'text') return { value: null };
+  if (form && field.kind === 'json' && typeof raw === 'string') {
+    try {
+      return { value: JSON.parse(raw) as unknown };
+    } catch {
+      return { error: 'invalid_json' };
+    }
+  }
   switch (field.kind) {
     case 'string':
     case 'text':

@@ -16,6 +16,20 @@ function emptyData(): RequestData {
   return Object.create(null) as RequestData;
 }
 
+/** Bodies read from a form: their values are all text, as a browser's form sends them. */
+const formBodies = new WeakSet<object>();
+
+function formData(): RequestData {
+  const data = emptyData();
+  formBodies.add(data);
+  return data;
+}
+
+/** Whether `data` came from a form (urlencoded or multipart), whose values are text to be read as their field's kind. */
+export function isFormData(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && formBodies.has(data);
+}
+
 interface BodyParserError {
   type?: string;
   status?: number;
@@ -74,7 +88,7 @@ function parseJson(text: string): unknown {
 
 /** Repeated keys keep the last value, as Django's QueryDict.get does. */
 function parseUrlencoded(text: string): RequestData {
-  const data = emptyData();
+  const data = formData();
   let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {
     if ((count += 1) > MAX_FORM_FIELDS) throw new ApiError('parse_error_form');
@@ -85,7 +99,7 @@ function parseUrlencoded(text: string): RequestData {
 
 function parseMultipart(req: Request, raw: Buffer): Promise<RequestData> {
   return new Promise((resolve, reject) => {
-    const data = emptyData();
+    const data = formData();
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, limits: { fields: MAX_FORM_FIELDS, fieldSize: raw.length + 1 } });

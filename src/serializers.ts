@@ -1,6 +1,7 @@
 import { fn, col, where, Op, type IncludeOptions, type Transaction, type WhereOptions } from 'sequelize';
 import { cleanValue, formatDecimal, fromStored, parseBoolean, typeName, type WritableField } from './cleaning.js';
 import { FieldErrors, ValidationError } from './errors.js';
+import { isFormData } from './parsers.js';
 import { displayName, displayNameOf, type BoundResource, type Row } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
 
@@ -159,6 +160,7 @@ export class Serializer {
     }
     const errors = new FieldErrors();
     const values: Record<string, unknown> = {};
+    const form = isFormData(input);
     for (const spec of this.writable) {
       const present = Object.hasOwn(input, spec.name);
       const raw = present ? (input as Record<string, unknown>)[spec.name] : undefined;
@@ -171,7 +173,7 @@ export class Serializer {
         else errors.add(spec.name, 'null');
         continue;
       }
-      const cleaned = cleanValue(spec, raw);
+      const cleaned = cleanValue(spec, raw, form);
       if ('error' in cleaned) errors.add(spec.name, cleaned.error, cleaned.params);
       else values[spec.name] = cleaned.value;
     }

@@ -88,6 +88,14 @@ describe('the root site (DRF)', () => {
     expect(read.body.post.metadata).toBe('text');
   });
 
+  it('reads a form as a browser sends it: JSON as its text, an empty number or date as null, tags by commas', async () => {
+    const form = { title: 'From a form', metadata: '{"lang": "ja"}', reading_minutes: '', publish_on: '', price: '', tags: tagIds.slice(0, 2).join(',') };
+    const created = await alice.root.post('/posts/').type('form').send(form).expect(201);
+    expect(created.body).toMatchObject({ metadata: { lang: 'ja' }, reading_minutes: null, publish_on: null, price: null, tags: tagIds.slice(0, 2) });
+    const refused = await alice.root.post('/posts/').type('form').send({ ...form, metadata: '{not json' }).expect(400);
+    expectFieldErrors(refused.body, ['metadata']);
+  });
+
   it('refuses a value of the wrong kind in each field with a 400 naming the field', async () => {
     const refused = await alice.root
       .post('/posts/')
