@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { createMigrator } from '../../../src/db/migrator.js';
 import { describeMissing, missingQueryIndexes } from '../../../src/db/query-indexes.js';
 import { seed } from '../../../src/db/seeder.js';
@@ -97,6 +98,17 @@ describe('its labels', () => {
     const alice = await author(client, 'brand');
     const page = await client.actingAs(alice.user).get('/posts/').set('Accept', 'text/html').set('Accept-Language', 'ja').expect(200);
     expect(page.text).toContain('<title>記事一覧 – ブログ</title>');
+  });
+});
+
+describe('its API description', () => {
+  it('is a valid OpenAPI 3.1 document in both languages', async () => {
+    for (const language of ['en', 'ja']) {
+      const document = await client.anonymous.get('/openapi.json').set('Accept-Language', language).expect(200);
+      const validity = await new Validator().validate(structuredClone(document.body));
+      expect(validity.errors ?? []).toEqual([]);
+      expect(validity.valid).toBe(true);
+    }
   });
 });
 
