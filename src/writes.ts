@@ -52,8 +52,13 @@ export class RowWriter {
       const data = { ...values };
       await this.run('beforeUpdate', { data, row, transaction, user: options.user });
       const { columns, linked } = this.split(data);
+      row.set(columns);
       const updated = this.resource.timestamps.updated;
-      row.set(updated ? { ...columns, [updated]: clock().now() } : columns);
+      if (updated) {
+        // Sequelize keeps its timestamps read-only to set(), and saves nothing when no value changed.
+        row.setDataValue(updated, clock().now());
+        (row as unknown as { changed(key: string, dirty: boolean): void }).changed(updated, true);
+      }
       await row.save({ transaction });
       await this.link(row, linked, transaction);
       await this.run('afterUpdate', { data, row, transaction, user: options.user });

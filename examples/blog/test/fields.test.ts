@@ -213,8 +213,12 @@ describe('a many-to-many', () => {
   it('is read as ids and written as a list of ids; a PATCH with one less removes it', async () => {
     const created = await alice.root.post('/posts/').send({ title: 'Tagged', tags: tagIds }).expect(201);
     expect([...created.body.tags].sort()).toEqual([...tagIds].sort());
+    // A moment later than the create, so that the update time can be seen to move.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const fewer = await alice.root.patch(`/posts/${created.body.id}/`).send({ tags: [tagIds[0], tagIds[2]] }).expect(200);
     expect([...fewer.body.tags].sort()).toEqual([tagIds[0], tagIds[2]].sort());
+    // Changing only the links is an update of the post.
+    expect(fewer.body.updated_at).not.toBe(created.body.updated_at);
     expect(await joinRows(created.body.id)).toBe(2);
     const none = await alice.api.patch(`/api/posts/${created.body.id}`).send({ tags: [] }).expect(200);
     expect(none.body.post.tags).toEqual([]);
