@@ -3,7 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { describedRoutes, siteMounts } from '../app.js';
 import { openApiDocument } from '../openapi/document.js';
 import { ConfigError, describeConfigError, loadConfig, loadDotEnv } from '../config.js';
-import { migrate } from '../db/migrator.js';
+import { migrateTo, migrationPlan, UnknownMigration, type MigrationPlan, type MigrationTarget } from '../db/migrator.js';
 import { LANGUAGES, translator, type Language, type Translate } from '../i18n.js';
 import { createLogger } from '../logger.js';
 import { createServices, type Services } from '../services.js';
@@ -22,6 +22,15 @@ function accountOptions(command: Command): Command {
     .option('--password-stdin', 'read the password from standard input');
 }
 
+/** What `migrate` did or would do, one line a migration under a heading. */
+function planLines(t: Translate, plan: MigrationPlan, planned: boolean): string[] {
+  if (plan.names.length === 0) return [t('migrate.none')];
+  if (!planned && plan.direction === 'up') return [t('migrate.applied', { count: plan.names.length, names: plan.names.join(', ') })];
+  if (!planned) return [t('migrate.reverted', { count: plan.names.length, names: plan.names.join(', ') })];
+  const verb = plan.direction === 'up' ? t('migrate.plan_apply') : t('migrate.plan_revert');
+  return [t('migrate.plan'), ...plan.names.map((name) => `  ${verb} ${name}`)];
+}
+
 function program(io: CliIO, t: Translate, run: (task: (services: Services) => Promise<void>, migrateFirst?: boolean) => Promise<void>): Command {
   const write = (text: string): void => void io.stdout.write(`${text}\n`);
   const root = new Command('manage')
@@ -31,11 +40,20 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
 
   root
     .command('migrate')
-    .description('apply pending database migrations')
-    .action(() =>
+    .description('apply pending database migrations; with a name, go forward or back to it (`zero`: revert all)')
+    .argument('[target]', 'the migration to leave last applied (a unique prefix of its name), or zero')
+    .option('--plan', 'list what would run, and run nothing')
+    .action((target: string | undefined, options: { plan?: boolean }) =>
       run(async (services) => {
-        const applied = await migrate(services.sequelize, [services.application.migrations]);
-        write(applied.length > 0 ? t('migrate.applied', { count: applied.length, names: applied.join(', ') }) : t('migrate.none'));
+        const dirs = [services.application.migrations];
+        const chosen: MigrationTarget = target === undefined ? { kind: 'latest' } : target === 'zero' ? { kind: 'zero' } : { kind: 'named', prefix: target };
+        try {
+          const plan = options.plan ? await migrationPlan(services.sequelize, dirs, chosen) : await migrateTo(services.sequelize, dirs, chosen);
+          write(planLines(t, plan, Boolean(options.plan)).join('\n'));
+        } catch (error) {
+          if (error instanceof UnknownMigration) throw new CommandFailed([t('migrate.unknown', { target: error.target, names: error.known.join(', ') })]);
+          throw error;
+        }
       }, false),
     );
 
