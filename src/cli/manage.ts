@@ -9,6 +9,7 @@ import { createLogger } from '../logger.js';
 import { createServices, type Services } from '../services.js';
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
+import { acceptContract, checkContract } from './contract.js';
 import { dumpData, loadData } from './userdata.js';
 import { seed } from '../db/seeder.js';
 import { seedFailure, seedLines } from './seeding.js';
@@ -101,10 +102,14 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
 
   root
     .command('openapi')
-    .description('print the OpenAPI 3.1 description of both APIs (what GET /openapi.json serves)')
+    .description('print the OpenAPI 3.1 description of both APIs (what GET /openapi.json serves); or guard it')
     .addOption(new Option('--language <language>', 'language of its texts').choices([...LANGUAGES]))
-    .action((options: { language?: Language }) =>
+    .option('--check', 'compare it with the committed openapi.json: exit 1 on a breaking change, list additive ones')
+    .option('--accept', 'write it to openapi.json: the change is intended')
+    .action((options: { language?: Language; check?: boolean; accept?: boolean }) =>
       run(async (services) => {
+        if (options.check) return write(checkContract(services, t).join('\n'));
+        if (options.accept) return write(acceptContract(services, t));
         const document = openApiDocument(describedRoutes(siteMounts(services)), options.language ?? cliLanguage(io.env));
         write(JSON.stringify(document, null, 2));
       }, false),
