@@ -41,11 +41,11 @@
  *   than current ones, each is read as its nearest. `allOf` parts are
  *   compared by position.
  * - A change under some of a body's media types only names them in `where`
- *   (`GET /comments/ → 200 (application/json)`); one under all of them does not.
+ *   (`GET /items/ → 200 (application/json)`); one under all of them does not.
  * - Path templates match whatever their parameters are called
- *   (`/comments/{pk}` is `/comments/{id}`); path parameters match by place.
+ *   (`/items/{pk}` is `/items/{id}`); path parameters match by place.
  * - Texts are not the contract: `summary`, `description`, `example(s)`,
- *   `operationId`, `tags`, `title`, `default`, `readOnly`, `deprecated` and any
+ *   `operationId`, the operation groups, `title`, `default`, `readOnly`, `deprecated` and any
  *   other keyword not named above are ignored.
  * - `$ref`s into the same document are followed (ours writes none today).
  */
@@ -59,7 +59,7 @@ export interface OpenApiDescription {
 
 export interface ContractChange {
   kind: 'breaking' | 'additive';
-  /** The operation and, for a response, its status: `GET /comments/ → 200`. */
+  /** The operation and, for a response, its status: `GET /items/ → 200`. */
   where: string;
   what: string;
 }
@@ -372,7 +372,7 @@ function matching(scores: number[][][], width: number): number[] {
   return best?.pairing ?? [];
 }
 
-/** `/comments/{pk}` and `/comments/{id}` are one URL to a client. */
+/** `/items/{pk}` and `/items/{id}` are one URL to a client. */
 const template = (path: string): string => path.replace(/\{[^}]*\}/g, '{}');
 
 interface Parameter {
@@ -553,7 +553,7 @@ export function compareDescriptions(accepted: OpenApiDescription, current: OpenA
   return out;
 }
 
-/** One line for people: `breaking: GET /comments/ → 200: response field \`title\` removed`. */
+/** One line for people: `breaking: GET /items/ → 200: response field \`title\` removed`. */
 export function describeChange(change: ContractChange): string {
   return `${change.kind}: ${change.where}: ${change.what}`;
 }
