@@ -42,11 +42,14 @@ export { parseBoolean, typeName };
  */
 export class Serializer {
   private readonly writable: WritableField[];
+  /** SQLite gives a plain row's times and JSON as text (representPlain reads them as the model would). */
+  private readonly sqlite: boolean;
 
   constructor(
     readonly resource: BoundResource,
     private readonly options: SerializerOptions,
   ) {
+    this.sqlite = resource.model.sequelize?.getDialect() === 'sqlite';
     this.writable = options.fields.flatMap((name) => {
       if (options.readOnly || resource.references.has(name)) return [];
       const field = this.field(name);
@@ -105,9 +108,8 @@ export class Serializer {
    * model would (SQLite keeps times as text and booleans as numbers).
    */
   representPlain(values: Record<string, unknown>): Record<string, unknown> {
-    const sqlite = this.resource.model.sequelize?.getDialect() === 'sqlite';
     return this.representWith(
-      (name) => fromStored(this.resource.declaration.fields[name], values[name], sqlite),
+      (name) => fromStored(this.resource.declaration.fields[name], values[name], this.sqlite),
       (related, name) => {
         const fields = related as Record<string, unknown>;
         const resource = this.relationOf(name);

@@ -1,6 +1,5 @@
-import { Transaction, type FindOptions, type IncludeOptions } from 'sequelize';
+import type { FindOptions, IncludeOptions } from 'sequelize';
 import type { ActionMethod } from './actions/declaration.js';
-import { refusal } from './hooks.js';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { ItemStream, type Item, type RequestContext, type Site, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel, resourceLabel } from './errors.js';
@@ -87,7 +86,7 @@ export class ModelViewSet {
     this.listQuery = querySpec(resource, exposure, exposure.fields);
     this.itemQuery = querySpec(resource, exposure, exposure.retrieveFields ?? exposure.fields);
     this.pagination = offeredPaginators(site, exposure.pagination, resource.declaration.name);
-    this.relations = new RelationPlans(site, options.registry);
+    this.relations = new RelationPlans(site);
     this.writer = new RowWriter(resource, (name) => options.registry.get(name).model);
   }
 
@@ -281,21 +280,19 @@ export class ModelViewSet {
     const input = this.actionInput(name);
     const data = input ? await input.validate(await this.data(ctx)) : {};
     const { user } = ctx;
-    const key = this.resource.key;
+    const { writer } = this;
     const result = await declared.run({
       user,
       row,
       data,
       method: (ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method) as ActionMethod,
-      update: async (values) => {
+      update: async (values, transaction) => {
         if (!row) throw new Error(`${this.resource.declaration.name}.${name} is a list action: it has no row to update`);
-        return this.writer.update(row, values, { user });
+        return writer.update(row, values, { user, transaction });
       },
-      transaction: (work) => this.resource.model.sequelize!.transaction({ type: Transaction.TYPES.IMMEDIATE }, work),
-      model: (other) => this.options.registry.get(other).model,
-      refuse: (field, message, params) => {
-        throw refusal(key, field, message, params);
-      },
+      transaction: (work) => writer.transaction(work),
+      model: writer.modelOf,
+      refuse: (field, key, params) => writer.refuse(field, key, params),
     });
     if (result && 'body' in result) return { status: result.status ?? 200, data: result.body };
     if (result) row = result;

@@ -6,6 +6,7 @@
 import { Op, Transaction } from 'sequelize';
 import type { AuthUser } from './auth/accounts.js';
 import { clock } from './clock.js';
+import type { MessageParams } from './errors.js';
 import { refusal, type HookContext, type HookName } from './hooks.js';
 import type { AnyRelation, BoundResource, Row, RowModel } from './registry.js';
 
@@ -21,10 +22,13 @@ export interface WriteOptions {
 export class RowWriter {
   /** The resource's many-to-many fields, by name. */
   private readonly links: Map<string, ManyToMany>;
+  /** Hooks or links make a write several statements: it needs a transaction of its own. */
+  private readonly several: boolean;
 
   constructor(
     readonly resource: BoundResource,
-    private readonly modelOf: (name: string) => RowModel,
+    /** Another resource's model by declared name, for hooks and actions. */
+    readonly modelOf: (name: string) => RowModel,
   ) {
     this.links = new Map(
       Object.entries(resource.declaration.fields).flatMap(([name, field]) => {
@@ -32,10 +36,21 @@ export class RowWriter {
         return relation?.kind === 'manyToMany' ? [[name, relation] as const] : [];
       }),
     );
+    this.several = resource.declaration.hooks !== undefined || this.links.size > 0;
+  }
+
+  /** Runs `work` in one transaction. IMMEDIATE: on SQLite the write lock is taken first, so two writers wait for each other instead of failing. */
+  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.resource.model.sequelize!.transaction({ type: Transaction.TYPES.IMMEDIATE }, work);
+  }
+
+  /** Stops a write with a field error whose message is the resource's own (`<resource>.errors.<key>`). */
+  refuse(field: string, key: string, params?: MessageParams): never {
+    throw refusal(this.resource.key, field, key, params);
   }
 
   async create(values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
-    return this.inTransaction(values, options, async (transaction) => {
+    return this.inTransaction(options, async (transaction) => {
       const data = { ...values };
       await this.run('beforeCreate', { data, row: null, transaction, user: options.user });
       const { columns, linked } = this.split(data);
@@ -48,7 +63,7 @@ export class RowWriter {
 
   /** Every accepted update refreshes the update time, changed values or not (Django's auto_now). */
   async update(row: Row, values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
-    return this.inTransaction(values, options, async (transaction) => {
+    return this.inTransaction(options, async (transaction) => {
       const data = { ...values };
       await this.run('beforeUpdate', { data, row, transaction, user: options.user });
       const { columns, linked } = this.split(data);
@@ -67,7 +82,7 @@ export class RowWriter {
   }
 
   async destroy(row: Row, options: WriteOptions): Promise<void> {
-    await this.inTransaction({}, options, async (transaction) => {
+    await this.inTransaction(options, async (transaction) => {
       await this.run('beforeDestroy', { data: {}, row, transaction, user: options.user });
       const key = row.get(this.resource.model.primaryKeyAttribute);
       for (const { join } of this.links.values()) await join.model.destroy({ where: { [join.from]: key }, transaction });
@@ -77,12 +92,9 @@ export class RowWriter {
   }
 
   /** A single statement is atomic by itself: a transaction only when hooks or links make the write several. */
-  private async inTransaction<T>(values: Record<string, unknown>, options: WriteOptions, work: (transaction: Transaction | undefined) => Promise<T>): Promise<T> {
+  private async inTransaction<T>(options: WriteOptions, work: (transaction: Transaction | undefined) => Promise<T>): Promise<T> {
     if (options.transaction) return work(options.transaction);
-    const several = this.resource.declaration.hooks !== undefined || Object.keys(values).some((name) => this.links.has(name)) || this.links.size > 0;
-    if (!several) return work(undefined);
-    // IMMEDIATE: on SQLite the write lock is taken first, so two writers wait for each other instead of failing.
-    return this.resource.model.sequelize!.transaction({ type: Transaction.TYPES.IMMEDIATE }, (transaction) => work(transaction));
+    return this.several ? this.transaction(work) : work(undefined);
   }
 
   private split(data: Record<string, unknown>): { columns: Record<string, unknown>; linked: [ManyToMany, number[]][] } {
@@ -115,17 +127,7 @@ export class RowWriter {
   ): Promise<void> {
     const hook = this.resource.declaration.hooks?.[name];
     if (!hook || !transaction) return;
-    const key = this.resource.key;
-    const ctx: HookContext = {
-      user,
-      transaction,
-      data,
-      row,
-      model: this.modelOf,
-      refuse: (field, message, params) => {
-        throw refusal(key, field, message, params);
-      },
-    };
+    const ctx: HookContext = { user, transaction, data, row, model: this.modelOf, refuse: (field, key, params) => this.refuse(field, key, params) };
     await hook(ctx);
   }
 }

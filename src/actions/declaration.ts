@@ -21,8 +21,12 @@ export interface ActionContext {
   /** The action's input fields, validated. */
   readonly data: Record<string, unknown>;
   readonly method: ActionMethod;
-  /** Writes to the row as an update would (hooks, its transaction, the update time); returns it written. */
-  update(values: Record<string, unknown>): Promise<Row>;
+  /**
+   * Writes to the row as an update would (hooks, the update time); returns it
+   * written. Inside `transaction(work)`, pass work's transaction so that the
+   * update stands or falls with the rest; else it has a transaction of its own.
+   */
+  update(values: Record<string, unknown>, transaction?: Transaction): Promise<Row>;
   /** Runs `work` in one transaction; writes made with it stand or fall together. */
   transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
   model(name: string): RowModel;

@@ -140,13 +140,8 @@ function withColumn(query: { attributes?: string[]; include: IncludeOptions[] },
 async function linkedIds(relation: Extract<AnyRelation, { kind: 'manyToMany' }>, keys: unknown[], transaction?: Transaction): Promise<Map<unknown, unknown[]>> {
   const { join } = relation;
   const links = (await join.model.findAll({ attributes: [join.from, join.to], where: { [join.from]: { [Op.in]: keys } }, order: [[join.from, 'ASC'], [join.to, 'ASC']], raw: true, transaction })) as unknown as StoredRow[];
-  const byOwner = new Map<unknown, unknown[]>();
-  for (const link of links) {
-    const list = byOwner.get(link[join.from]);
-    if (list) list.push(link[join.to]);
-    else byOwner.set(link[join.from], [link[join.to]]);
-  }
-  return byOwner;
+  const byOwner = groupBy(links, (link) => link[join.from]);
+  return new Map([...byOwner].map(([owner, owned]) => [owner, owned.map((link) => link[join.to])]));
 }
 
 async function counted(relation: Exclude<AnyRelation, { kind: 'reference' }>, keys: unknown[], transaction?: Transaction): Promise<Map<unknown, number>> {

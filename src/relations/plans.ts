@@ -4,7 +4,7 @@
  * the same.
  */
 import type { Site } from '../contracts.js';
-import type { BoundResource, ResourceRegistry } from '../registry.js';
+import type { BoundResource } from '../registry.js';
 import type { SiteExposure } from '../resource.js';
 import { Serializer } from '../serializers.js';
 import type { ExpandedShape, LoadPlan } from './loader.js';
@@ -34,10 +34,7 @@ export class RelationPlans {
   /** The serializer a related resource's rows are shown with, nested. */
   private readonly nested = new Map<BoundResource, Serializer>();
 
-  constructor(
-    private readonly site: Site,
-    private readonly registry: ResourceRegistry,
-  ) {}
+  constructor(private readonly site: Site) {}
 
   /**
    * A top-level expansion of a reference whose rows the site shows nowhere:
@@ -85,7 +82,7 @@ export class RelationPlans {
     if (!exposure) return undefined;
     let serializer = this.nested.get(resource);
     if (!serializer) {
-      serializer = new Serializer(this.registry.get(resource.declaration.name), {
+      serializer = new Serializer(resource, {
         fields: exposure.fields,
         formatTimestamp: (date) => this.site.formatTimestamp(date),
         readOnly: true,

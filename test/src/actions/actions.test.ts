@@ -51,6 +51,16 @@ const withBehaviour = {
         await ctx.update({ name: ctx.data.name });
       },
     },
+    relabel: {
+      detail: true,
+      run: async (ctx) => {
+        // An update inside the action's own transaction, with a read of another resource in it.
+        await ctx.transaction(async (transaction) => {
+          const others = await ctx.model('Tag').count({ transaction });
+          await ctx.update({ description: `one of ${others}` }, transaction);
+        });
+      },
+    },
     archive: {
       detail: true,
       methods: ['POST', 'DELETE'],
@@ -142,6 +152,14 @@ describe('custom actions and hooks declared on a resource', () => {
     expect(res.status).toBe(200);
     expect(res.body.description).toBe('archived');
     expect((await client.actingAs(staff).post('/tags/12345/rename/').send({ name: 'n' })).status).toBe(404);
+  });
+
+  test("an action's update may run inside the action's transaction", async () => {
+    const id = await created('relabelled');
+    const res = await client.actingAs(staff).post(`/tags/${id}/relabel/`);
+    expect(res.status).toBe(200);
+    const count = await client.services.registry.get('Tag').model.count();
+    expect(res.body.description).toBe(`one of ${count}`);
   });
 
   test('OPTIONS on an action lists its input fields, and its methods are in Allow', async () => {
