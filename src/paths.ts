@@ -23,6 +23,8 @@ export const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /** The framework's messages, and the comment service's labels: every application reads them first. */
 export const localesDir = path.join(projectRoot, 'locales');
+/** The framework's sources, which generated migrations import from. */
+export const frameworkSourceDir = path.join(projectRoot, 'src');
 export const templatesDir = path.join(projectRoot, 'src', 'templates');
 export const staticDir = path.join(projectRoot, 'src', 'static');
 
@@ -35,6 +37,8 @@ export interface ApplicationPaths {
   root: string;
   resources: string;
   migrations: string;
+  /** The migrations' sources, where `makemigrations` writes (`migrations` may be their compiled copies). */
+  migrationSources: string;
   seeders: string;
   seedData: string;
   locales: string;
@@ -53,6 +57,7 @@ export function applicationAt(root: string): ApplicationPaths {
     root: source,
     resources: path.join(code, 'resources'),
     migrations: path.join(code, 'resources', 'migrations'),
+    migrationSources: path.join(source, 'resources', 'migrations'),
     seeders: path.join(code, 'seeders'),
     seedData: path.join(source, 'seeders', 'data'),
     locales: path.join(source, 'locales'),

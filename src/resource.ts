@@ -159,6 +159,11 @@ export interface ResourceDeclaration {
   hooks?: ResourceHooks;
   /** Further routes on a row or on the list (DRF's @action, a Laravel route to a controller method), by name. */
   actions?: ResourceActions;
+  /**
+   * Indexes beyond those the lists need (Django's Meta.indexes), by name;
+   * `makemigrations` derives the rest (src/schema/declared.ts).
+   */
+  indexes?: Readonly<Record<string, { columns: readonly string[]; unique?: boolean }>>;
 }
 
 /** The `as` name of a reference, which an exposure may show (as the referenced row's display name). */

@@ -1,11 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
-import { password as passwordPrompt, input as textPrompt } from '@inquirer/prompts';
+import { confirm as confirmPrompt, password as passwordPrompt, input as textPrompt } from '@inquirer/prompts';
 import type { Language } from '../i18n.js';
 
 /** Asks a person at a terminal; tests substitute their own answers. */
 export interface Prompter {
   text(label: string): Promise<string>;
   secret(label: string): Promise<string>;
+  /** A yes-or-no question whose answer is no unless the person says yes. */
+  confirm(label: string): Promise<boolean>;
 }
 
 export interface CliIO {
@@ -25,6 +27,7 @@ export function terminalPrompter(stdin: Readable, stdout: Writable): Prompter {
   return {
     text: (label) => textPrompt({ message: label, required: true }, context),
     secret: (label) => passwordPrompt({ message: label, mask: '*' }, context),
+    confirm: (label) => confirmPrompt({ message: label, default: false }, context),
   };
 }
 

@@ -10,6 +10,7 @@ import { createServices, type Services } from '../services.js';
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
 import { acceptContract, checkContract } from './contract.js';
+import { makeMigrations, type MakeMigrationsOptions } from './migrations.js';
 import { dumpData, loadData } from './userdata.js';
 import { seed } from '../db/seeder.js';
 import { seedFailure, seedLines } from './seeding.js';
@@ -57,6 +58,15 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
         }
       }, false),
     );
+
+  root
+    .command('makemigrations')
+    .description('write the migration that gives the database what the declarations need (and schema.json, the schema it leaves)')
+    .option('--name <name>', "the migration's name (default: from what it does)")
+    .option('--check', 'write nothing; exit 1 and list the changes when the migrations do not build what the declarations need')
+    .option('--dry-run', 'list what the migration would do, and write nothing')
+    .option('--rename <table.old:new...>', 'a column renamed (kept with its values), not removed and added')
+    .action((options: MakeMigrationsOptions) => makeMigrations(io, t, options));
 
   accountOptions(root.command('createuser').description('create an account'))
     .option('--staff', 'may use the admin site and edit any comment')

@@ -1,4 +1,17 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import type { TableSchema } from '../schema/model.js';
+
+/** The sessions table as the schema model describes it: what `makemigrations` keeps every application's migrations building. */
+export const SESSIONS_TABLE: TableSchema = {
+  columns: {
+    sid: { type: 'string(36)', nullable: false, primaryKey: true },
+    expires: { type: 'datetime', nullable: true },
+    data: { type: 'text', nullable: true },
+    created_at: { type: 'datetime', nullable: false },
+    updated_at: { type: 'datetime', nullable: false },
+  },
+  indexes: { sessions_expires: { columns: ['expires'] } },
+};
 
 /**
  * The table of the framework's browser sessions (express-session's store,

@@ -36,7 +36,7 @@ export async function cli(argv: string[], input: CliInput): Promise<CliRun> {
     if (answer === undefined) throw new Error(`unexpected prompt ${label}`);
     return answer;
   };
-  const prompter: Prompter = { text: next, secret: next };
+  const prompter: Prompter = { text: next, secret: next, confirm: async (label) => /^y/i.test(await next(label)) };
   const io: CliIO = {
     stdin: Readable.from(input.stdin === undefined ? [] : [Buffer.from(input.stdin)]),
     stdout,

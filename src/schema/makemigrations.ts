@@ -1,0 +1,107 @@
+/**
+ * Django's makemigrations for the declarations: the schema they need is
+ * compared with the one the migrations have built so far (kept as
+ * `schema.json` beside them), and the difference becomes the next migration.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Sequelize } from 'sequelize';
+import { clock } from '../clock.js';
+import { migrate } from '../db/migrator.js';
+import type { ResourceDeclaration } from '../resource.js';
+import { declaredSchema } from './declared.js';
+import { diffSchemas, inverseOf, type Operation, type Rename, type SchemaChange } from './diff.js';
+import { introspectSchema } from './introspect.js';
+import { emptySchema, sortedSchema, type Schema } from './model.js';
+import { migrationSource } from './writer.js';
+
+export const SNAPSHOT_FILE = 'schema.json';
+
+export const snapshotPath = (dir: string): string => path.join(dir, SNAPSHOT_FILE);
+
+const MIGRATION = /^(\d{4})_\w+\.(ts|js)$/;
+
+function migrationNames(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((name) => MIGRATION.test(name) && !name.endsWith('.d.ts')).sort() : [];
+}
+
+/** The schema a folder of migrations builds, by running them on an empty in-memory SQLite database and reading what they made. */
+export async function builtSchema(dir: string): Promise<Schema> {
+  const sequelize = new Sequelize('sqlite::memory:', { logging: false });
+  try {
+    await migrate(sequelize, [dir]);
+    return sortedSchema(await introspectSchema(sequelize));
+  } finally {
+    await sequelize.close();
+  }
+}
+
+/**
+ * The schema the migrations leave: the snapshot when there is one; built
+ * from them (`compiledDir`: where they can be run) when they predate it;
+ * empty when there are none.
+ */
+export async function migratedSchema(dir: string, compiledDir = dir): Promise<Schema> {
+  const file = snapshotPath(dir);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Schema;
+  if (migrationNames(dir).length === 0) return emptySchema();
+  return builtSchema(compiledDir);
+}
+
+export interface MigrationDraft {
+  /** The new migration's file name, e.g. `0006_posts_rating.ts`. */
+  file: string;
+  source: string;
+  /** The schema after it, for schema.json. */
+  snapshot: Schema;
+  change: SchemaChange;
+}
+
+function automaticName(operations: readonly Operation[]): string {
+  const [only] = operations;
+  if (operations.length === 1 && only) {
+    if (only.op === 'createTable' || only.op === 'dropTable') return `${only.op === 'createTable' ? 'create' : 'drop'}_${only.table}`;
+    if (only.op === 'addColumn') return `${only.table}_${only.column}`;
+    if (only.op === 'removeColumn') return `remove_${only.table}_${only.column}`;
+  }
+  const now = clock().now().toISOString();
+  return `auto_${now.slice(0, 10).replace(/-/g, '')}_${now.slice(11, 16).replace(':', '')}`;
+}
+
+export interface DraftOptions {
+  /** The application's migrations folder, in its sources. */
+  dir: string;
+  /** Where those migrations can be run (compiled), for an application without a snapshot yet. */
+  compiledDir?: string;
+  /** The framework's `src/` folder, which the generated file imports from. */
+  frameworkDir: string;
+  declarations: readonly ResourceDeclaration[];
+  name?: string;
+  renames?: readonly Rename[];
+}
+
+/** The next migration, or null when the migrations already build what the declarations need. */
+export async function draftMigration(options: DraftOptions): Promise<MigrationDraft | null> {
+  const before = await migratedSchema(options.dir, options.compiledDir);
+  const after = sortedSchema(declaredSchema(options.declarations));
+  const change = diffSchemas(before, after, options.renames);
+  if (change.operations.length === 0) return null;
+  const numbers = migrationNames(options.dir).map((name) => Number(name.slice(0, 4)));
+  const number = String(Math.max(0, ...numbers) + 1).padStart(4, '0');
+  const name = (options.name ?? automaticName(change.operations)).replace(/\W+/g, '_').toLowerCase();
+  const source = migrationSource({ dir: options.dir, frameworkDir: options.frameworkDir, up: change.operations, down: inverseOf(change.operations) });
+  return { file: `${number}_${name}.ts`, source, snapshot: after, change };
+}
+
+/** The migration beside the others, and the snapshot it leaves. */
+export function writeDraft(dir: string, draft: MigrationDraft): string {
+  const file = path.join(dir, draft.file);
+  writeFileSync(file, draft.source);
+  writeFileSync(snapshotPath(dir), `${JSON.stringify(draft.snapshot, null, 2)}\n`);
+  return file;
+}
+
+/** The snapshot of what the migrations build now, for an application adopting `makemigrations`. */
+export function writeSnapshot(dir: string, schema: Schema): void {
+  writeFileSync(snapshotPath(dir), `${JSON.stringify(sortedSchema(schema), null, 2)}\n`);
+}
