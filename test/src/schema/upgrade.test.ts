@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrate, migrateTo } from '../../../src/db/migrator.js';
+import { applicationAt } from '../../../src/paths.js';
+import { loadDeclarations } from '../../../src/registry.js';
+import { declaredSchema } from '../../../src/schema/declared.js';
+import { diffSchemas } from '../../../src/schema/diff.js';
+import { introspectSchema } from '../../../src/schema/introspect.js';
+import { snapshotPath } from '../../../src/schema/makemigrations.js';
+import { emptySchema, sortedSchema, type Schema } from '../../../src/schema/model.js';
+import { schemaEditor } from '../../../src/schema/operations.js';
+import { createTestDatabase } from '../../../src/testing/database.js';
+
+/** Databases opened by a test, closed and dropped after it whatever happened. */
+const opened: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close();
+});
+
+async function database(): Promise<Sequelize> {
+  const made = await createTestDatabase();
+  const sequelize = openDatabase(made.url);
+  opened.push(async () => {
+    await sequelize.close();
+    await made.drop();
+  });
+  return sequelize;
+}
+
+/** A database built straight from the declarations, by the operations that make their schema from nothing. */
+async function freshFromDeclarations(root: string): Promise<Schema> {
+  const sequelize = await database();
+  const editor = schemaEditor(sequelize.getQueryInterface());
+  for (const operation of diffSchemas(emptySchema(), declaredSchema(await loadDeclarations(applicationAt(root).resources))).operations) {
+    if (operation.op !== 'createTable') throw new Error(`a new schema is made of tables, not ${operation.op}`);
+    await editor.createTable(operation.table, operation.schema);
+  }
+  return sortedSchema(await introspectSchema(sequelize));
+}
+
+describe.each([['the comment service', '.'], ['the blog', 'examples/blog']])('%s', (_name, root) => {
+  const application = applicationAt(root);
+
+  test('its migrations build the schema its snapshot records', async () => {
+    const sequelize = await database();
+    await migrate(sequelize, [application.migrations]);
+    const recorded = JSON.parse(readFileSync(snapshotPath(application.migrationSources), 'utf8')) as Schema;
+    expect(sortedSchema(await introspectSchema(sequelize))).toEqual(recorded);
+  });
+
+  test('its migrations build the schema a database made straight from its declarations has', async () => {
+    const sequelize = await database();
+    await migrate(sequelize, [application.migrations]);
+    expect(sortedSchema(await introspectSchema(sequelize))).toEqual(await freshFromDeclarations(root));
+  });
+});
+
+describe('upgrading the blog from its hand-written migrations to the generated one', () => {
+  test('keeps every row, counts them, and leaves the schema a fresh database has', async () => {
+    const sequelize = await database();
+    const { migrations } = applicationAt('examples/blog');
+    await migrateTo(sequelize, [migrations], { kind: 'named', prefix: '0006' });
+    const run = (sql: string): Promise<unknown> => sequelize.query(sql);
+    const at = "'2026-01-01 00:00:00'";
+    await run(`INSERT INTO users (id, username, email, password, created_at, updated_at) VALUES (1, 'ann', 'ann@example.com', 'x', ${at}, ${at})`);
+    await run(`INSERT INTO tags (id, name, created_at, updated_at) VALUES (1, 'one', ${at}, ${at}), (2, 'two', ${at}, ${at})`);
+    await run(`INSERT INTO posts (id, title, body, author_id, created_at, updated_at) VALUES (1, 'Hello', 'Body', 1, ${at}, ${at})`);
+    await run('INSERT INTO post_tags (post_id, tag_id) VALUES (1, 1), (1, 2)');
+    await run(`INSERT INTO replies (id, post_id, body, author_id, created_at, updated_at) VALUES (1, 1, 'Nice', 1, ${at}, ${at})`);
+
+    await migrate(sequelize, [migrations]);
+
+    const select = <T extends object>(sql: string): Promise<T[]> => sequelize.query<T>(sql, { type: QueryTypes.SELECT });
+    expect(await select('SELECT id, name FROM tags ORDER BY id')).toEqual([{ id: 1, name: 'one' }, { id: 2, name: 'two' }]);
+    expect(await select('SELECT post_id, tag_id FROM post_tags ORDER BY tag_id')).toEqual([{ post_id: 1, tag_id: 1 }, { post_id: 1, tag_id: 2 }]);
+    expect(await select('SELECT id, body FROM replies')).toEqual([{ id: 1, body: 'Nice' }]);
+    const counts = await select<{ table_name: string; row_count: number | string }>('SELECT table_name, row_count FROM row_counts ORDER BY table_name');
+    expect(counts.map((row) => [row.table_name, Number(row.row_count)])).toEqual([
+      ['posts', 1],
+      ['replies', 1],
+      ['tags', 2],
+      ['users', 1],
+    ]);
+    expect(sortedSchema(await introspectSchema(sequelize))).toEqual(await freshFromDeclarations('examples/blog'));
+  });
+});
