@@ -1,5 +1,6 @@
-import { DataTypes, type QueryInterface } from 'sequelize';
+import type { QueryInterface } from 'sequelize';
 import type { TableSchema } from '../schema/model.js';
+import { schemaEditor } from '../schema/operations.js';
 
 /** The sessions table as the schema model describes it: what `makemigrations` keeps every application's migrations building. */
 export const SESSIONS_TABLE: TableSchema = {
@@ -10,6 +11,7 @@ export const SESSIONS_TABLE: TableSchema = {
     created_at: { type: 'datetime', nullable: false },
     updated_at: { type: 'datetime', nullable: false },
   },
+  // The store deletes expired sessions by this column.
   indexes: { sessions_expires: { columns: ['expires'] } },
 };
 
@@ -19,15 +21,7 @@ export const SESSIONS_TABLE: TableSchema = {
  * application has one, in the same database as everything else.
  */
 export async function createSessionsTable(db: QueryInterface): Promise<void> {
-  await db.createTable('sessions', {
-    sid: { type: DataTypes.STRING(36), primaryKey: true, allowNull: false },
-    expires: { type: DataTypes.DATE, allowNull: true },
-    data: { type: DataTypes.TEXT, allowNull: true },
-    created_at: { type: DataTypes.DATE, allowNull: false },
-    updated_at: { type: DataTypes.DATE, allowNull: false },
-  });
-  // The store deletes expired sessions by this column.
-  await db.addIndex('sessions', ['expires'], { name: 'sessions_expires' });
+  await schemaEditor(db).createTable('sessions', SESSIONS_TABLE);
 }
 
 export async function dropSessionsTable(db: QueryInterface): Promise<void> {
