@@ -76,14 +76,16 @@ export class SchemaEditor {
   }
 
   /** The table with its indexes, trigram index and row counter. */
-  async createTable(table: string, schema: TableSchema, name = table): Promise<void> {
-    const attributes = Object.fromEntries(Object.entries(schema.columns).map(([column, declared]) => [column, attribute(declared)]));
-    await this.db.createTable(name, attributes);
-    await this.addParts(table, schema, name);
+  async createTable(table: string, schema: TableSchema): Promise<void> {
+    await this.createColumns(table, schema);
+    await this.addParts(table, schema);
   }
 
-  private async addParts(table: string, schema: TableSchema, name = table): Promise<void> {
-    if (name !== table) return;
+  private async createColumns(name: string, schema: TableSchema): Promise<void> {
+    await this.db.createTable(name, Object.fromEntries(Object.entries(schema.columns).map(([column, declared]) => [column, attribute(declared)])));
+  }
+
+  private async addParts(table: string, schema: TableSchema): Promise<void> {
     for (const [index, declared] of Object.entries(schema.indexes)) await this.addIndex(table, index, declared);
     if (schema.textIndex) await this.addTextIndex(table, schema.textIndex);
     if (schema.rowCounter) await this.addRowCounter(table);
@@ -206,7 +208,7 @@ export class SchemaEditor {
     if (current.textIndex) await this.removeTextIndex(table, current.textIndex);
     await this.run('PRAGMA foreign_keys = OFF');
     try {
-      await this.createTable(table, target, temporary);
+      await this.createColumns(temporary, target);
       const list = copied.map((column) => this.q(column)).join(', ');
       await this.run(`INSERT INTO ${this.q(temporary)} (${list}) SELECT ${list} FROM ${this.q(table)}`);
       await this.run(`DROP TABLE ${this.q(table)}`);

@@ -23,6 +23,7 @@ interface Version {
   filters?: Record<string, ('exact' | 'icontains')[]>;
   search?: string[];
   labels?: boolean;
+  titleUnique?: boolean;
 }
 
 function application(version: Version): ResourceDeclaration[] {
@@ -37,7 +38,7 @@ function application(version: Version): ResourceDeclaration[] {
     table: 'notes',
     fields: {
       id: field.id(),
-      title: field.string({ maxLength: 100 }),
+      title: field.string({ maxLength: 100, unique: version.titleUnique ?? false }),
       body: field.text({ nullable: version.bodyNullable ?? false }),
       ...version.noteColumns,
       writer_id: field.reference('Writer', { as: 'writer', nullable: true, onDelete: version.writerOnDelete ?? 'SET NULL' }),
@@ -142,6 +143,15 @@ describe('makemigrations on a scratch application', () => {
     expect(made.change.operations.map((operation) => operation.op)).toEqual(['renameColumn', 'removeColumn']);
     expect(made.change.findings).toEqual([{ kind: 'warning', key: 'column_removed', values: { table: 'notes', column: 'rating' } }]);
     expect(await select('SELECT abstract FROM notes WHERE id = 1')).toEqual([{ abstract: 'short' }]);
+  });
+
+  test('makes a column unique (its list index then redundant), and not unique again', async () => {
+    const unique = await step(v3, { ...v3, titleUnique: true });
+    expect(unique.change.operations.map((operation) => operation.op)).toEqual(['removeIndex', 'alterColumn']);
+    await expect(run("INSERT INTO notes (title, body, created_at, updated_at) VALUES ('first', 'again', '2026-01-04', '2026-01-04')")).rejects.toThrow();
+    await step({ ...v3, titleUnique: true }, v3);
+    await run("INSERT INTO notes (id, title, body, created_at, updated_at) VALUES (4, 'first', 'again', '2026-01-04', '2026-01-04')");
+    await run('DELETE FROM notes WHERE id = 4');
   });
 
   test('adds a resource and the join table of a many-to-many, and drops them again', async () => {
