@@ -3,7 +3,7 @@
  * compared with the one the migrations have built so far (kept as
  * `schema.json` beside them), and the difference becomes the next migration.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sequelize } from 'sequelize';
 import { clock } from '../clock.js';
@@ -95,6 +95,7 @@ export async function draftMigration(options: DraftOptions): Promise<MigrationDr
 
 /** The migration beside the others, and the snapshot it leaves. */
 export function writeDraft(dir: string, draft: MigrationDraft): string {
+  mkdirSync(dir, { recursive: true });
   const file = path.join(dir, draft.file);
   writeFileSync(file, draft.source);
   writeFileSync(snapshotPath(dir), `${JSON.stringify(draft.snapshot, null, 2)}\n`);

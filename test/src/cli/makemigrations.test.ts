@@ -112,6 +112,12 @@ describe('npm run manage -- makemigrations', () => {
     expect(check).toMatchObject({ status: 0, stdout: NO_CHANGES, stderr: '' });
   });
 
+  test('makes the migrations folder of an application that has none yet', async () => {
+    rmSync(migrations(), { recursive: true, force: true });
+    expect((await makemigrations(['--name', 'initial'])).status).toBe(0);
+    expect(written()).toEqual(['0001_initial.ts', 'schema.json']);
+  });
+
   test('--check fails on a field added to a declaration, names it, and writes nothing; --name names the migration that adds it', async () => {
     await initial();
     const before = snapshot();
