@@ -66,6 +66,8 @@ describe('request logs', () => {
       const login = await http.post('/api/login').set('Accept', 'application/json').send({ email: 'alice@example.com', password: 'alice-secret-pw' });
       expect(login.status).toBe(201);
       expect(login.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      // A client that puts credentials in the query: the URL is logged without their values.
+      await http.post('/api/login?email=alice%40example.com&password=alice-secret-pw&api_key=key-secret-value&page=2').set('Accept', 'application/json');
       const garbled = await http.get('/healthz').set('X-Request-Id', 'a b {"forged": true}');
       expect(garbled.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -73,8 +75,10 @@ describe('request logs', () => {
       expect(line).toMatchObject({ level: 30, req: { method: 'GET', url: '/comments/' }, res: { statusCode: 200 } });
       expect(line).toMatchObject({ req: { headers: { authorization: '[redacted]', cookie: '[redacted]', 'x-csrftoken': '[redacted]' } } });
       expect(line?.clientAddress).toMatch(/127\.0\.0\.1/);
+      const queried = logs.lines.find((entry) => (entry.req as { url?: string } | undefined)?.url?.startsWith('/api/login?'));
+      expect((queried?.req as { url?: string } | undefined)?.url).toBe('/api/login?email=alice%40example.com&password=[redacted]&api_key=[redacted]&page=2');
       const everything = logs.raw();
-      for (const secret of ['alice-secret-pw', 'cookie-secret-value', 'csrf-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
+      for (const secret of ['key-secret-value', 'alice-secret-pw', 'cookie-secret-value', 'csrf-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
         expect(everything).not.toContain(secret);
       }
       // Health probes do not flood the log.
