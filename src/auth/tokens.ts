@@ -1,5 +1,5 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-import { Op } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
 import { clock } from '../clock.js';
 import { WITH_HIDDEN, type BoundResource, type Row, type RowModel } from '../registry.js';
 import { parsePk } from '../pk.js';
@@ -140,6 +140,18 @@ export class AccessTokens {
         },
       },
     );
+  }
+
+  /**
+   * Deletes the tokens expired more than `hours` ago, by their own expiry or
+   * the configured lifetime (Sanctum's sanctum:prune-expired); returns how many.
+   */
+  async pruneExpired(hours: number): Promise<number> {
+    const before = new Date(clock().now().getTime() - hours * 3_600_000);
+    const expired: WhereOptions[] = [{ expires_at: { [Op.lte]: before } }];
+    const minutes = this.options.expirationMinutes;
+    if (minutes !== null) expired.push({ created_at: { [Op.lte]: new Date(before.getTime() - minutes * 60_000) } });
+    return this.tokens.model.destroy({ where: { [Op.or]: expired } });
   }
 
   /** Revokes one token; the user's other tokens stay valid. */

@@ -126,6 +126,19 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
     );
 
   root
+    .command('prunetokens')
+    .description("delete API tokens expired more than --hours ago (Sanctum's sanctum:prune-expired)")
+    .option('--hours <hours>', 'hours since they expired', '24')
+    .action((options: { hours: string }) =>
+      run(async (services) => {
+        const hours = Number(options.hours);
+        if (!/^\d+$/.test(options.hours) || !Number.isSafeInteger(hours)) throw new CommandFailed([t('prunetokens.bad_hours', { value: options.hours })]);
+        if (!services.tokens) throw new CommandFailed([t('prunetokens.no_tokens')]);
+        write(t('prunetokens.pruned', { count: await services.tokens.pruneExpired(hours), hours }));
+      }),
+    );
+
+  root
     .command('seed')
     .description('apply the seeders of seeders/ not applied yet, each once (development data is skipped in production)')
     .action(() =>

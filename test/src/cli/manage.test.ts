@@ -220,4 +220,47 @@ describe('npm run manage', () => {
       expect(await login('alice', 'old')).not.toBeNull();
     });
   });
+
+  describe('prunetokens', () => {
+    const HOUR = 3_600_000;
+    const tokenModel = (services: Services) => {
+      const bound = services.registry.tokens();
+      if (!bound) throw new Error('no token model');
+      return bound.model;
+    };
+
+    /** Tokens of alice that expired this many hours ago (null: no expiry of their own); their names. */
+    async function tokensExpired(hoursAgo: (number | null)[]): Promise<void> {
+      await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'pw'], { env: env() });
+      await withServices(async (services) => {
+        const user = await services.accounts.authenticate('alice', 'pw', unguarded);
+        if (!user || !services.tokens) throw new Error('no user or no tokens');
+        for (const [index, hours] of hoursAgo.entries()) {
+          const id = Number((await services.tokens.issue(user, `token-${index}`)).split('|')[0]);
+          const expiresAt = hours === null ? null : new Date(Date.now() - hours * HOUR);
+          await tokenModel(services).update({ expires_at: expiresAt }, { where: { id } });
+        }
+      });
+    }
+    const tokenNames = () => withServices(async (s) => (await tokenModel(s).findAll({ order: [['id', 'ASC']] })).map((row) => row.get('name')));
+
+    test('deletes the tokens expired more than 24 hours ago, and keeps recently expired and unexpired ones', async () => {
+      await tokensExpired([48, 2, null, -5]);
+      const run = await cli(['prunetokens'], { env: env() });
+      expect(run).toMatchObject({ status: 0, stdout: 'Deleted 1 token(s) expired more than 24 hour(s) ago.\n' });
+      expect(await tokenNames()).toEqual(['token-1', 'token-2', 'token-3']);
+      expect((await cli(['prunetokens', '--hours', '1'], { env: env() })).stdout).toBe('Deleted 1 token(s) expired more than 1 hour(s) ago.\n');
+      expect(await tokenNames()).toEqual(['token-2', 'token-3']);
+    });
+
+    test('counts the configured lifetime from a token\'s creation, and refuses hours that are no whole number', async () => {
+      await tokensExpired([null]);
+      const lifetime = env({ TOKEN_EXPIRATION_MINUTES: '1' });
+      expect((await cli(['prunetokens', '--hours', '0'], { env: lifetime })).stdout).toBe('Deleted 0 token(s) expired more than 0 hour(s) ago.\n');
+      await withServices((s) => tokenModel(s).update({ created_at: new Date(Date.now() - 2 * 60_000) }, { where: {}, silent: true }));
+      expect((await cli(['prunetokens', '--hours', '0'], { env: lifetime })).stdout).toBe('Deleted 1 token(s) expired more than 0 hour(s) ago.\n');
+      const refused = await cli(['prunetokens', '--hours', '1.5'], { env: env() });
+      expect(refused).toMatchObject({ status: 1, stderr: '--hours 1.5: expected a whole number of hours.\n' });
+    });
+  });
 });
