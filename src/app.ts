@@ -11,6 +11,7 @@ import { browserLoginRouter } from './sites/browser-login.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
+import { hostCheck } from './middleware/hosts.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminHeaders, productHeaders } from './middleware/security.js';
 
@@ -66,6 +67,9 @@ export function createApp(services: Services): App {
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
+  const mounts = siteMounts(services);
+  // Before anything reads the request: a host not in ALLOWED_HOSTS is 400 (the health checks answer any host).
+  app.use(hostCheck({ allowedHosts: config.allowedHosts, mounts, exempt: HEALTH_DOCS.map(({ path }) => path), logger }));
   // First the admin: it reads its own bodies, has its own session cookie and its own CSP.
   const admin = lazyAdmin(services);
   app.use(ADMIN_PATH, adminHeaders(), admin.handler);
@@ -78,7 +82,6 @@ export function createApp(services: Services): App {
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);
 
-  const mounts = siteMounts(services);
   const described = describedRoutes(mounts);
   const root = mounts.find((mount) => mount.path === '/');
   if (!root) throw new Error('no site at the root');

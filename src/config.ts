@@ -14,6 +14,8 @@ export interface Config {
   databaseUrl: string;
   port: number;
   host: string;
+  /** Host names requests may name (Django's ALLOWED_HOSTS): a name, `.example.com` for it and its subdomains, or `*`; IPv6 in brackets. */
+  allowedHosts: readonly string[];
   /** Signs session cookies; the server requires it in production (without it sessions last as long as the process). */
   secretKey: string | undefined;
   /** Seconds a browser session lives (Django's SESSION_COOKIE_AGE). */
@@ -129,6 +131,28 @@ function rate(env: Env, name: string, fallback: string | null): Rate | null {
   return { limit, seconds };
 }
 
+/** The loopback names, as Django allows them in development: what a browser on this machine sends. */
+const LOCAL_HOSTS = ['.localhost', '127.0.0.1', '[::1]'];
+const HOST_PATTERN = /^(\*|\.?[a-z0-9-]+(\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])$/;
+
+/** One ALLOWED_HOSTS entry, lower case, IPv6 in brackets as a Host header writes it; undefined if it is no host. */
+function hostPattern(entry: string): string | undefined {
+  // A bare IPv6 address (two colons at least, as `::1`), as HOST may name one.
+  const pattern = /^[0-9a-f.]*:[0-9a-f.]*:[0-9a-f:.]*$/i.test(entry) ? `[${entry.toLowerCase()}]` : entry.toLowerCase();
+  return HOST_PATTERN.test(pattern) ? pattern.replace(/(?<=.)\.$/, '') : undefined;
+}
+
+/** ALLOWED_HOSTS, comma-separated; by default the loopback names and HOST, the address the server listens on. */
+function allowedHosts(env: Env, host: string): string[] {
+  const raw = text(env, 'ALLOWED_HOSTS');
+  const entries = raw === undefined ? [...LOCAL_HOSTS, host] : raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const patterns = entries.map(hostPattern);
+  if (raw !== undefined && (patterns.length === 0 || patterns.includes(undefined))) {
+    throw new ConfigError('ALLOWED_HOSTS', raw, 'host names separated by commas (.example.com for its subdomains too, * for any)');
+  }
+  return [...new Set(patterns.filter((pattern) => pattern !== undefined))];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const expiration = text(env, 'TOKEN_EXPIRATION_MINUTES');
   const environment = text(env, 'NODE_ENV') ?? 'development';
@@ -139,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     appRoot: text(env, 'APP_ROOT') ?? '.',
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
+    allowedHosts: allowedHosts(env, text(env, 'HOST') ?? '127.0.0.1'),
     secretKey: text(env, 'SECRET_KEY'),
     sessionCookieAge: integer(env, 'SESSION_COOKIE_AGE', 1_209_600, 60, 315_360_000),
     trustProxy: trustProxy(env),

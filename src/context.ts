@@ -30,11 +30,20 @@ export function queryValue(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * The host the client named, port included: the Host header, or X-Forwarded-Host
+ * behind a trusted proxy (TRUST_PROXY), as req.protocol. Absolute links are
+ * made from it, so ALLOWED_HOSTS checks this very value (middleware/hosts.ts).
+ */
+export function requestHost(req: Request): string {
+  // An HTTP/1.0 request may name none.
+  return req.host ?? 'localhost';
+}
+
 /** The URL the client used, absolute, query included. */
 export function requestUrl(req: Request): URL {
-  // req.host: the Host header, or X-Forwarded-Host behind a trusted proxy (TRUST_PROXY), as req.protocol.
   try {
-    return new URL(req.originalUrl, `${req.protocol}://${req.host ?? 'localhost'}`);
+    return new URL(req.originalUrl, `${req.protocol}://${requestHost(req)}`);
   } catch {
     throw new ApiError('invalid_host');
   }

@@ -105,10 +105,17 @@ export function useTestApp(
   };
 }
 
+/** A host the app answers to: ALLOWED_HOSTS may leave out the loopback address supertest names. */
+function allowedHost(config: Config): string | undefined {
+  return config.allowedHosts.find((pattern) => pattern !== '*')?.replace(/^\./, '');
+}
+
 /** What in the answers `t` gave the API description it serves does not document (see contractProblems). */
-export async function describedAnswerProblems(t: Pick<TestApp, 'app' | 'responses'>): Promise<string[]> {
+export async function describedAnswerProblems(t: Pick<TestApp, 'app' | 'responses' | 'services'>): Promise<string[]> {
   if (t.responses.length === 0) return [];
-  const description = (await request(t.app).get('/openapi.json')).body as Parameters<typeof contractProblems>[0];
+  const host = allowedHost(t.services.config);
+  const get = request(t.app).get('/openapi.json');
+  const description = (await (host === undefined ? get : get.set('Host', host))).body as Parameters<typeof contractProblems>[0];
   return contractProblems(description, t.responses);
 }
 

@@ -72,7 +72,8 @@ describe('TRUST_PROXY', () => {
   };
 
   describe('when the proxy is trusted', () => {
-    const t = useTestApp(seed, { TRUST_PROXY: 'true' });
+    // The proxy's forwarded host is the one ALLOWED_HOSTS checks; supertest's own is allowed for the setup.
+    const t = useTestApp(seed, { TRUST_PROXY: 'true', ALLOWED_HOSTS: '127.0.0.1, comments.example.com' });
 
     test('absolute links use the forwarded scheme and host', async () => {
       const res = await t.http.get('/comments/').auth('alice', 'alice-password').set(forwarded);
