@@ -1,6 +1,6 @@
 import { createHash, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import bcrypt from 'bcryptjs';
+import { bcryptPool } from './bcrypt-workers.js';
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -9,9 +9,9 @@ const SALT_LENGTH = 22; // Django's: about 131 bits
 /** A stored hash asking for more than this would stall the server; it is treated as invalid. */
 const MAX_ITERATIONS = 10_000_000;
 /**
- * bcrypt's cost is a power of two, and bcryptjs runs on the main thread: 13
- * (Laravel uses 10 to 12) is about a second, higher would stall the server on
- * each login of the account until its hash is upgraded.
+ * bcrypt's cost is a power of two: 13 (Laravel uses 10 to 12) is about a
+ * second of a worker thread, higher would hold one on each login of the
+ * account until its hash is upgraded.
  */
 const MAX_BCRYPT_COST = 13;
 /** Django's UNUSABLE_PASSWORD_PREFIX: such an account has no password that works. */
@@ -145,8 +145,8 @@ async function derive(password: string, salt: string, iterations: number, algori
  * hashes made here verify in Django and the reverse. Checks also accept
  * pbkdf2_sha1 and bcrypt (bare `$2a$/$2b$/$2y$` as PHP writes them, or Django's
  * `bcrypt$` and `bcrypt_sha256$`), and ask for an upgrade after a success.
- * PBKDF2 runs on libuv's thread pool; bcrypt (bcryptjs) on the main thread in
- * slices that let other requests through. Digests compare in constant time.
+ * PBKDF2 runs on libuv's thread pool, bcrypt (bcryptjs) on worker threads
+ * (bcrypt-workers.ts): the main thread only waits. Digests compare in constant time.
  */
 export class PasswordHasher {
   private readonly dummySalt = randomString(SALT_LENGTH);
@@ -178,10 +178,10 @@ export class PasswordHasher {
         return derived.length === decoded.hash.length && timingSafeEqual(derived, decoded.hash);
       }
       case 'bcrypt':
-        return bcrypt.compare(password, decoded.modularCrypt);
+        return bcryptPool.compare(password, decoded.modularCrypt);
       case 'bcrypt_sha256':
         // Django hashes the password first so that bcrypt's 72-byte limit does not cut it.
-        return bcrypt.compare(createHash('sha256').update(password, 'utf8').digest('hex'), decoded.modularCrypt);
+        return bcryptPool.compare(createHash('sha256').update(password, 'utf8').digest('hex'), decoded.modularCrypt);
     }
   }
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createHash, pbkdf2Sync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -122,6 +123,17 @@ describe('bcrypt password hashes from PHP, Laravel and Django', () => {
     const encoded = bcryptSha256Hash('パスワード🔑');
     expect(await hasher.check('パスワード🔑', encoded)).toEqual({ valid: true, mustUpdate: true });
     expect(await hasher.check('パスワード', encoded)).toEqual({ valid: false, mustUpdate: false });
+  });
+
+  test('bcrypt checks run off the main thread, which stays free for other requests meanwhile', async () => {
+    // Cost 10, as Laravel's default: four checks at once keep two workers busy while the main thread only waits.
+    const encoded = bcrypt.hashSync('open sesame', 10);
+    const before = performance.eventLoopUtilization();
+    const checks = await Promise.all(['open sesame', 'wrong', 'open sesame', 'wrong'].map((password) => hasher.check(password, encoded)));
+    const busy = performance.eventLoopUtilization(before).utilization;
+    expect(checks.map((check) => check.valid)).toEqual([true, false, true, false]);
+    // bcryptjs on the main thread keeps it busy nearly all the time; waiting for workers, nearly none.
+    expect(busy).toBeLessThan(0.5);
   });
 
   test('bcrypt_sha256 checks a password longer than 72 bytes whole', async () => {
