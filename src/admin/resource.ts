@@ -77,7 +77,7 @@ export class DeclaredResource extends SequelizeResource {
   /** `userOf`: the account a staff member writes as, which the declaration's hooks see; null if it is gone. */
   constructor(
     readonly bound: BoundResource,
-    targets: (name: string) => BoundResource,
+    private readonly targets: (name: string) => BoundResource,
     private readonly policy: AdminPolicy | null,
     private readonly userOf: (staff: StaffMember) => Promise<AuthUser | null>,
   ) {
@@ -206,6 +206,7 @@ export class DeclaredResource extends SequelizeResource {
     const staff = staffOf(context);
     const row = await this.findById(id);
     if (!row) throw new NotFoundError(`No record ${id}`, 'update');
+    await this.refuseSuperusersRow(staff, row);
     const values = await this.validated(params, { staff, row });
     await this.write(staff, (user) => this.writer.update(row, values, { user }));
     return this.savedParams(row);
@@ -217,7 +218,26 @@ export class DeclaredResource extends SequelizeResource {
     if (!row) throw new NotFoundError(`No record ${id}`, 'delete');
     const refusal = this.policy?.refuseDelete({ staff, row });
     if (refusal) throw new AdminValidationError({}, { message: t(staff)(`admin:${refusal}`), type: 'forbidden' });
+    await this.refuseSuperusersRow(staff, row);
     await this.write(staff, (user) => this.writer.destroy(row, { user }));
+  }
+
+  /**
+   * What belongs to a superuser (a row whose owner, or whose token's user,
+   * is one) is theirs to change, as their account is: staff who are not
+   * superusers may neither edit nor delete it.
+   */
+  private async refuseSuperusersRow(staff: StaffMember, row: Row): Promise<void> {
+    if (staff.isSuperuser) return;
+    const { ownerField, tokenModel, fields } = this.bound.declaration;
+    const owner = ownerField ?? tokenModel?.userField;
+    const field = owner ? fields[owner] : undefined;
+    const ownerId = owner ? row.get(owner) : null;
+    if (field?.kind !== 'reference' || ownerId === null || ownerId === undefined) return;
+    const account = await this.targets(field.to).model.findByPk(ownerId as number);
+    if (account?.get('is_superuser')) {
+      throw new AdminValidationError({}, { message: t(staff)('admin:accounts.superuser_owned'), type: 'forbidden' });
+    }
   }
 
   /** The row as written, read back with its links and computed values; never a hidden field (AdminJS echoes these params). */

@@ -312,6 +312,29 @@ describe('the admin resources', () => {
       expect((await userRow(t, 'alice')).get('name')).toBe('Alice Liddell');
     });
 
+    test("a staff member cannot edit or delete a superuser's comment, nor revoke a superuser's token; a superuser can", async () => {
+      const boss = await t.services.accounts.findByUsername('boss');
+      const comment = await t.services.registry.get('Comment').model.create({ title: 'Boss', body: 'Mine', user_id: boss?.get('id') });
+      const commentId = String(comment.get('id'));
+      const edit = await submit(staffer, `comments/records/${commentId}/edit`, { title: 'Taken over' });
+      expect(edit.body.record.baseError.message).toBe('Only a superuser may change or delete what belongs to a superuser.');
+      await staffer.post(`/admin/api/resources/comments/records/${commentId}/delete`);
+      await comment.reload();
+      expect(comment.get('title')).toBe('Boss');
+
+      const token = await apiToken(t, 'boss');
+      const tokenRow = await t.services.registry.tokens()!.model.findOne({ order: [['id', 'DESC']] });
+      const revoke = await staffer.post(`/admin/api/resources/personal_access_tokens/records/${String(tokenRow?.get('id'))}/delete`);
+      expect(revoke.body.notice.type).toBe('error');
+      await request(t.app).get('/api/user').auth(token, { type: 'bearer' }).expect(200);
+
+      expect((await submit(root, `comments/records/${commentId}/edit`, { title: 'By root' })).body.record.errors).toEqual({});
+      await comment.reload();
+      expect(comment.get('title')).toBe('By root');
+      expect((await root.post(`/admin/api/resources/personal_access_tokens/records/${String(tokenRow?.get('id'))}/delete`)).body.notice.type).toBe('success');
+      await request(t.app).get('/api/user').auth(token, { type: 'bearer' }).expect(401);
+    });
+
     test('deleting a token revokes it', async () => {
       const token = await apiToken(t, 'alice');
       await request(t.app).get('/api/user').auth(token, { type: 'bearer' }).expect(200);
