@@ -5,6 +5,7 @@
  */
 import validator from 'validator';
 import type { FieldErrorCode, MessageParams } from './errors.js';
+import { parseJson } from './parsers.js';
 import { parseTimestamp } from './timestamps.js';
 import type { ColumnField, FieldDeclaration, ManyToManyField, StringField } from './resource.js';
 
@@ -177,7 +178,8 @@ export function cleanValue(spec: WritableField, raw: unknown, form = false): Cle
   if (form && raw === '' && field.nullable && field.kind !== 'string' && field.kind !== 'text') return { value: null };
   if (form && field.kind === 'json' && typeof raw === 'string') {
     try {
-      return { value: JSON.parse(raw) as unknown };
+      // As a JSON body is read: nesting too deep for the writes that follow is invalid too.
+      return { value: parseJson(raw) };
     } catch {
       return { error: 'invalid_json' };
     }

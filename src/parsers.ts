@@ -1,8 +1,8 @@
-import busboy from 'busboy';
 import contentType from 'content-type';
 import express, { type Request } from 'express';
 import typeis from 'type-is';
 import { ApiError } from './errors.js';
+import { MultipartError, multipartFields } from './multipart.js';
 
 /** Request data: field name → value, with no prototype to pollute. */
 export type RequestData = Record<string, unknown>;
@@ -74,15 +74,55 @@ function decodeUtf8(raw: Buffer, charset: string | undefined, mediaType: string)
 /** Keys that reach an object's prototype when a body is merged into another object: never fields. */
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-function withoutPrototypeKeys(key: string, value: unknown): unknown {
-  return PROTOTYPE_KEYS.has(key) ? undefined : value;
+/** Arrays and objects nested deeper than this are refused, as PHP's json_decode refuses them (its default depth). */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * Drops the prototype keys at any depth and refuses nesting deeper than
+ * MAX_JSON_DEPTH, without recursion: JSON.parse itself reads any depth, but
+ * a reviver, and any recursive walk after it, would run out of stack
+ * ("Maximum call stack size exceeded") on `[[[[…]]]]` a megabyte deep.
+ */
+function checkedJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const pending: [Record<string, unknown>, number][] = [[value as Record<string, unknown>, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (PROTOTYPE_KEYS.has(key)) delete node[key];
+      else if (typeof child === 'object' && child !== null) {
+        if (depth >= MAX_JSON_DEPTH) throw new ApiError('parse_error_json', { detail: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+        pending.push([child as Record<string, unknown>, depth + 1]);
+      }
+    }
+  }
+  return value;
 }
 
-function parseJson(text: string): unknown {
+/** JSON text as a body gives it: no prototype keys, no deeper than MAX_JSON_DEPTH; else the parse error. */
+export function parseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text, withoutPrototypeKeys);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError('parse_error_json', { detail: (error as Error).message });
+  }
+  return checkedJson(value);
+}
+
+/**
+ * A urlencoded name or value as URLSearchParams reads it (`+` a space, a `%`
+ * without two hex digits kept as is), except that percent-encoded bytes that
+ * are not UTF-8 are refused, where URLSearchParams would put U+FFFD.
+ */
+function formComponent(text: string): string {
+  const spaced = text.replace(/\+/g, ' ');
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced.replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+  } catch {
+    throw new ApiError('parse_error_form', { detail: 'invalid UTF-8' });
   }
 }
 
@@ -90,32 +130,28 @@ function parseJson(text: string): unknown {
 function parseUrlencoded(text: string): RequestData {
   const data = formData();
   let count = 0;
-  for (const [name, value] of new URLSearchParams(text)) {
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
     if ((count += 1) > MAX_FORM_FIELDS) throw new ApiError('parse_error_form');
-    if (!PROTOTYPE_KEYS.has(name)) data[name] = value;
+    const equals = pair.indexOf('=');
+    const name = formComponent(equals < 0 ? pair : pair.slice(0, equals));
+    if (!PROTOTYPE_KEYS.has(name)) data[name] = equals < 0 ? '' : formComponent(pair.slice(equals + 1));
   }
   return data;
 }
 
-function parseMultipart(req: Request, raw: Buffer): Promise<RequestData> {
-  return new Promise((resolve, reject) => {
-    const data = formData();
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { fields: MAX_FORM_FIELDS, fieldSize: raw.length + 1 } });
-    } catch {
-      return reject(new ApiError('parse_error_form'));
-    }
-    parser.on('field', (name, value) => {
+/** Repeated fields keep the last value; invalid UTF-8 is refused as in a urlencoded body. */
+function parseMultipart(raw: Buffer, boundary: string | undefined): RequestData {
+  const data = formData();
+  try {
+    for (const [name, value] of multipartFields(raw, boundary, { parts: MAX_FORM_FIELDS })) {
       if (!PROTOTYPE_KEYS.has(name)) data[name] = value;
-    });
-    // Files are not fields of any resource: drain and ignore them.
-    parser.on('file', (_name, stream) => stream.resume());
-    parser.on('fieldsLimit', () => reject(new ApiError('parse_error_form')));
-    parser.on('error', () => reject(new ApiError('parse_error_form')));
-    parser.on('close', () => resolve(data));
-    parser.end(raw);
-  });
+    }
+  } catch (error) {
+    if (error instanceof MultipartError) throw new ApiError('parse_error_form', { detail: error.reason });
+    throw error;
+  }
+  return data;
 }
 
 const cache = new WeakMap<Request, Promise<unknown>>();
@@ -125,11 +161,13 @@ async function parse(req: Request, limit: number): Promise<unknown> {
   const header = req.headers['content-type'];
   let mediaType = '';
   let charset: string | undefined;
+  let boundary: string | undefined;
   try {
     if (header) {
       const parsed = contentType.parse(header);
       mediaType = parsed.type;
       charset = parsed.parameters.charset;
+      boundary = parsed.parameters.boundary;
     }
   } catch {
     mediaType = header?.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -139,7 +177,7 @@ async function parse(req: Request, limit: number): Promise<unknown> {
   }
   const raw = await readRaw(req, limit);
   if (raw.length === 0) return emptyData();
-  if (mediaType === 'multipart/form-data') return parseMultipart(req, raw);
+  if (mediaType === 'multipart/form-data') return parseMultipart(raw, boundary);
   const text = decodeUtf8(raw, charset, mediaType);
   return mediaType === 'application/json' ? parseJson(text) : parseUrlencoded(text);
 }

@@ -1,8 +1,19 @@
 import { describe, expect, test } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
-import { requestData } from '../../src/parsers.js';
-import { credentials, useTestApp } from '../helpers/app.js';
+import { cleanValue } from '../../src/cleaning.js';
+import { MAX_JSON_DEPTH, requestData } from '../../src/parsers.js';
+import { field } from '../../src/resource.js';
+import { apiToken, credentials, useTestApp } from '../helpers/app.js';
+
+/** A multipart/form-data body written byte by byte, as a client that gets it wrong (or right) would send it. */
+function multipart(boundary: string, parts: { headers: string[]; content: Buffer | string }[], close = `--${boundary}--\r\n`): Buffer {
+  const chunks = parts.map(({ headers, content }) => Buffer.concat([Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`), Buffer.from(content), Buffer.from('\r\n')]));
+  return Buffer.concat([...chunks, Buffer.from(close)]);
+}
+
+const fieldPart = (name: string, content: Buffer | string, ...more: string[]) => ({ headers: [`Content-Disposition: form-data; name="${name}"`, ...more], content });
+const INVALID_UTF8 = Buffer.from([0x61, 0xff, 0xfe, 0x62]);
 
 describe('request bodies', () => {
   const alice = credentials('alice');
@@ -77,8 +88,10 @@ describe('request bodies', () => {
   });
 
   test('invalid UTF-8 in a JSON body is a parse error', async () => {
-    const res = await post().set('Content-Type', 'application/json').send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]));
+    // serialize: the bytes as they are (superagent would write a Buffer sent as JSON or a form as JSON or fields).
+    const res = await post().set('Content-Type', 'application/json').serialize((body) => body).send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]));
     expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'JSONを解析できません - invalid UTF-8' });
   });
 
   test('a prototype-polluting key does nothing', async () => {
@@ -119,6 +132,138 @@ describe('request bodies', () => {
     const res = await post().set('Content-Type', 'multipart/form-data').send('--x\r\n');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'フォームデータを解析できません。' });
+  });
+
+  const sendMultipart = (body: Buffer, boundary = 'b0undary') => post().set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(body);
+
+  test('invalid UTF-8 in a multipart field is 400, the form parse error, and stores nothing', async () => {
+    const before = await count();
+    const res = await sendMultipart(multipart('b0undary', [fieldPart('title', INVALID_UTF8), fieldPart('body', 'x')]));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'フォームデータを解析できません。' });
+    const form = await post().type('form').serialize((body) => body).send(Buffer.concat([Buffer.from('title='), INVALID_UTF8, Buffer.from('&body=x')]));
+    expect(form.body).toEqual(res.body);
+    expect(await count()).toBe(before);
+  });
+
+  test('a part that declares another charset is still read as UTF-8, as Django and PHP read it', async () => {
+    const before = await count();
+    const latin1 = await sendMultipart(multipart('b0undary', [fieldPart('title', Buffer.from([0xe9]), 'Content-Type: text/plain; charset=iso-8859-1'), fieldPart('body', 'x')]));
+    expect(latin1.status).toBe(400);
+    expect(latin1.body).toEqual({ detail: 'フォームデータを解析できません。' });
+    expect(await count()).toBe(before);
+    const declared = await sendMultipart(multipart('b0undary', [fieldPart('title', 'café', 'Content-Type: text/plain; charset=UTF-8'), fieldPart('body', 'x')]));
+    expect(declared.status).toBe(201);
+    expect(declared.body.title).toBe('café');
+  });
+
+  test('percent-encoded bytes that are not UTF-8 in a form are 400 too, not U+FFFD', async () => {
+    const before = await count();
+    const res = await post().type('form').send('title=a%FFb&body=x');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'フォームデータを解析できません。' });
+    expect(await count()).toBe(before);
+    const kept = await post().type('form').send('title=100%25+sure%&body=%E6%97%A5%zz');
+    expect(kept.status).toBe(201);
+    expect(kept.body).toMatchObject({ title: '100% sure%', body: '日%zz' });
+  });
+
+  test('a multipart body keeps UTF-8 text, the last of a repeated field, and skips a file that is not text', async () => {
+    const body = multipart('----x', [
+      fieldPart('title', 'first'),
+      fieldPart('title', '日本語 ✓'),
+      { headers: ['Content-Disposition: form-data; name="upload"; filename="a.bin"', 'Content-Type: application/octet-stream'], content: INVALID_UTF8 },
+      { headers: ['Content-Disposition: form-data; name="raw"', 'Content-Type: application/octet-stream'], content: INVALID_UTF8 },
+      fieldPart('body', 'one\r\ntwo'),
+    ]);
+    const res = await sendMultipart(Buffer.concat([Buffer.from('a preamble\r\n'), body, Buffer.from('an epilogue')]), '"----x"');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ title: '日本語 ✓', body: 'one\r\ntwo' });
+  });
+
+  test.each([
+    ['no boundary parameter', 'multipart/form-data', multipart('b', [fieldPart('title', 't')])],
+    ['no closing boundary', 'multipart/form-data; boundary=b', Buffer.from('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nt')],
+    ['headers that never end', 'multipart/form-data; boundary=b', Buffer.from('--b\r\nContent-Disposition: form-data; name="title"\r\n')],
+    ['a header without a colon', 'multipart/form-data; boundary=b', multipart('b', [{ headers: ['Content-Disposition form-data'], content: 't' }])],
+    ['a header in invalid UTF-8', 'multipart/form-data; boundary=b', multipart('b', [{ headers: ['Content-Disposition: form-data; name="\u00ff"'], content: 't' }]).fill(0xff, 45, 46)],
+  ])('a multipart body with %s is 400', async (_case, type, body) => {
+    const res = await post().set('Content-Type', type).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'フォームデータを解析できません。' });
+  });
+
+});
+
+describe('bodies on both sites, with the default body limit', () => {
+  let token = '';
+  const t = useTestApp(async (t) => {
+    await t.createUser('alice');
+    token = await apiToken(t, 'alice');
+  });
+  const count = () => t.services.registry.get('Comment').model.count();
+  const paginated = () => t.http.post('/comments/').auth(...credentials('alice'));
+  const api = () => t.http.post('/api/comments').set('Authorization', `Bearer ${token}`).set('Accept', 'application/json');
+  const deep = {
+    'an unclosed array': '['.repeat(100_000),
+    'a closed array': `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    objects: `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
+  };
+
+  test.each(Object.entries(deep))('JSON nested 100,000 deep (%s) is a 400 parse error on the root site, and the next request still answers', async (_case, text) => {
+    const before = await count();
+    const res = await paginated().set('Content-Type', 'application/json').send(`{"title":${text},"body":"x"}`);
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^JSONを解析できません - /);
+    expect(res.body.detail).not.toMatch(/call stack/);
+    expect(await count()).toBe(before);
+    const next = await paginated().send({ title: 'after', body: 'x' });
+    expect(next.status).toBe(201);
+  });
+
+  test('JSON nested 100,000 deep is a 400 parse error on the token site, and the next request still answers', async () => {
+    const res = await api().set('Content-Type', 'application/json').send(`{"title":${deep['a closed array']},"body":"x"}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: `The request body is not valid JSON: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    const next = await api().send({ title: 'after', body: 'x' });
+    expect(next.status).toBe(201);
+  });
+
+  test('more than 1000 parts in a multipart body is 400', async () => {
+    const parts = Array.from({ length: 1001 }, (_, i) => fieldPart(`f${i}`, ''));
+    const res = await paginated().set('Content-Type', 'multipart/form-data; boundary=b').send(multipart('b', parts));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'フォームデータを解析できません。' });
+  });
+
+  test('invalid UTF-8 in a multipart field is 400 on the token site with the form parse error, and stores nothing', async () => {
+    const before = await count();
+    const res = await api().set('Content-Type', 'multipart/form-data; boundary=b').send(multipart('b', [fieldPart('title', INVALID_UTF8), fieldPart('body', 'x')]));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'The form data could not be parsed.' });
+    expect(await count()).toBe(before);
+  });
+});
+
+describe('JSON depth', () => {
+  const echo = express();
+  echo.post('/', async (req, res) => {
+    res.json(await requestData(req, 10_000_000));
+  });
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  test(`JSON nested ${MAX_JSON_DEPTH} deep is read; one level more is refused, as PHP's json_decode refuses it`, async () => {
+    const deepest = await request(echo).post('/').type('json').send(nested(MAX_JSON_DEPTH));
+    expect(deepest.status).toBe(200);
+    expect(deepest.text).toBe(nested(MAX_JSON_DEPTH));
+    const deeper = await request(echo).post('/').type('json').send(nested(MAX_JSON_DEPTH + 1));
+    expect(deeper.status).toBe(400);
+  });
+
+  test('a JSON field sent in a form is refused as invalid when nested too deep, not a server error later', () => {
+    const spec = { name: 'metadata', field: field.json({ nullable: true }), required: false, allowBlank: true, maxLength: undefined };
+    expect(cleanValue(spec, nested(100_000), true)).toEqual({ error: 'invalid_json' });
+    expect(cleanValue(spec, '{"a":[1,{"__proto__":{"x":1},"b":2}]}', true)).toEqual({ value: { a: [1, { b: 2 }] } });
   });
 });
 
