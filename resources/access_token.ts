@@ -17,6 +17,8 @@ export default defineResource({
   },
   tokenModel: { userField: 'tokenable_id', loginTokenName: 'comments-api-token' },
   displayField: 'name',
+  // What a token must hold to list, make and revoke its owner's tokens (GET, POST, DELETE /api/tokens).
+  abilities: { read: 'tokens:read', write: 'tokens:write' },
   // Tokens are issued by logins only (their secret is shown once); staff list and revoke them.
   admin: {
     actions: ['list', 'show', 'delete'],

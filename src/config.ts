@@ -25,6 +25,8 @@ export interface Config {
   debug: boolean;
   /** Minutes a token lives after its `created_at`; null: tokens never expire. */
   tokenExpirationMinutes: number | null;
+  /** The longest `expires_in` a new token may ask for, and the lifetime of those that ask none; null: no limit. */
+  tokenMaxExpirationMinutes: number | null;
   /** IANA zone in which the paginated site shows timestamps. */
   timeZone: string;
   apiForceJson: boolean;
@@ -170,6 +172,8 @@ export function loadConfig(env: Env = process.env): Config {
     debug: flag(env, 'DEBUG'),
     tokenExpirationMinutes:
       expiration === undefined ? null : integer(env, 'TOKEN_EXPIRATION_MINUTES', 0, 1, 10_000_000),
+    tokenMaxExpirationMinutes:
+      text(env, 'TOKEN_MAX_EXPIRATION_MINUTES') === undefined ? null : integer(env, 'TOKEN_MAX_EXPIRATION_MINUTES', 0, 1, 10_000_000),
     timeZone: timeZone(env),
     apiForceJson: flag(env, 'API_FORCE_JSON'),
     redisUrl: text(env, 'REDIS_URL'),

@@ -14,6 +14,8 @@ export const ERRORS = {
   login_failed: { status: 404, key: 'errors.login_failed' },
   permission_denied: { status: 403, key: 'errors.permission_denied' },
   csrf_failed: { status: 403, key: 'errors.csrf_failed' },
+  // Sanctum's MissingAbilityException: the API token lacks the ability the action needs.
+  missing_ability: { status: 403, key: 'errors.missing_ability' },
   not_found: { status: 404, key: 'errors.not_found' },
   record_not_found: { status: 404, key: 'errors.record_not_found' },
   invalid_page: { status: 404, key: 'errors.invalid_page' },

@@ -9,6 +9,7 @@ import { assertListQueries } from './querying/declaration.js';
 import type { ResourceActions } from './actions/declaration.js';
 import type { ResourceHooks } from './hooks.js';
 import { assertRelations } from './relations/declaration.js';
+import { assertAbilities } from './auth/abilities.js';
 
 // Field kinds and `field` are part of the language a declaration imports from here.
 export * from './fields.js';
@@ -122,6 +123,20 @@ export interface TokenModelContract {
   loginTokenName: string;
 }
 
+/**
+ * The API-token abilities (Laravel Sanctum's) a resource's actions need. By
+ * default reads (list, retrieve, current, a custom action by GET) need
+ * `<table>:read` and every other action `<table>:write`; `*` grants all.
+ */
+export interface AbilityDeclaration {
+  /** The ability of reads; default `<table>:read`. */
+  read?: string;
+  /** The ability of writes; default `<table>:write`. */
+  write?: string;
+  /** Per action (a model action or a custom action's name), over `read` and `write`; null: any token may. */
+  actions?: Readonly<Record<string, string | null>>;
+}
+
 /** What staff may do with a resource in the admin site. */
 export type AdminAction = 'list' | 'show' | 'new' | 'edit' | 'delete';
 
@@ -151,6 +166,8 @@ export interface ResourceDeclaration {
   /** The field that names a row for people, e.g. as a comment's owner; default: the user model's display field, else id. */
   displayField?: string;
   permissions?: readonly Permission[];
+  /** What an API token must be allowed to use its actions; requests without a token (sessions, HTTP Basic) may do all. */
+  abilities?: AbilityDeclaration;
   /** What clients may ask of this resource's lists on every site, unless an exposure says otherwise. */
   query?: ListQuery;
   sites?: Readonly<Record<string, SiteExposure>>;
@@ -208,6 +225,7 @@ export function defineResource<const T extends ResourceDeclaration>(declaration:
   assertAdmin(declaration);
   assertRelations(declaration);
   assertListQueries(declaration);
+  assertAbilities(declaration);
   for (const [site, exposure] of Object.entries(declaration.sites ?? {})) {
     assertFields(declaration, exposure.fields, `sites.${site}.fields`, true);
     assertFields(declaration, exposure.retrieveFields ?? [], `sites.${site}.retrieveFields`, true);

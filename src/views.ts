@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler, Response } from 'express';
 import { authenticateRequest } from './authentication.js';
+import { checkAbility, resourceAbility } from './auth/abilities.js';
 import { createContext } from './context.js';
 import type { BrowsableForm, PageAction, RequestContext, Site, SiteResponse, ViewInfo } from './contracts.js';
 import { ApiError, asApiError } from './errors.js';
@@ -28,6 +29,8 @@ export type Method = Exclude<AnyMethod, 'HEAD'>;
 export interface EndpointAction {
   /** The action the permissions are asked about. */
   action: PermissionAction;
+  /** The API-token ability it needs (null: none); default: its viewset resource's for the action. */
+  ability?: string | null;
   run(ctx: RequestContext): Promise<SiteResponse>;
   /** What the API description says of it, unless the endpoint's viewset tells. */
   docs?: ActionDocs;
@@ -52,6 +55,15 @@ function actionFor(endpoint: Endpoint, method: string): EndpointAction | undefin
   const own = Object.hasOwn(endpoint.methods, method) ? endpoint.methods[method as Method] : undefined;
   if (own || method !== 'OPTIONS') return own;
   return { action: 'metadata', run: async (ctx) => ({ status: 200, data: baseMetadata(ctx, endpoint.name(ctx)) }) };
+}
+
+/** The API-token ability a method of the endpoint needs (HEAD: its GET's), or null. */
+export function requiredAbility(endpoint: Endpoint, method: AnyMethod): string | null {
+  const asked = method === 'HEAD' ? 'GET' : method;
+  const entry = Object.hasOwn(endpoint.methods, asked) ? endpoint.methods[asked] : undefined;
+  if (!entry) return null;
+  if (entry.ability !== undefined) return entry.ability;
+  return endpoint.viewset ? resourceAbility(endpoint.viewset.resource.declaration, entry.action, asked) : null;
 }
 
 /** Every method an endpoint answers, in the `Allow` header's order: OPTIONS always, HEAD wherever GET is. */
@@ -149,6 +161,8 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
       const entry = actionFor(endpoint, req.method === 'HEAD' ? 'GET' : req.method);
       checkPermissions(ctx, endpoint.permissions, entry?.action ?? null);
       if (!entry) throw new ApiError('method_not_allowed', { method: req.method, allowed: supported });
+      // Sanctum's abilities middleware: a token must hold what the action needs.
+      checkAbility(ctx, requiredAbility(endpoint, req.method as AnyMethod));
       response = await entry.run(ctx);
     } catch (error) {
       response = errorResponse(ctx, error, logger);

@@ -3,6 +3,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import { clock } from '../clock.js';
 import { WITH_HIDDEN, type BoundResource, type Row, type RowModel } from '../registry.js';
 import { parsePk } from '../pk.js';
+import { DEFAULT_ABILITIES, storedAbilities } from './abilities.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
 const SECRET_LENGTH = 40;
@@ -17,6 +18,15 @@ const REQUIRED_COLUMNS = ['id', 'name', 'token', 'abilities', 'last_used_at', 'e
 export interface AccessToken {
   id: number;
   name: string;
+  /** What it may do (Sanctum's abilities; `*`: everything). */
+  abilities: readonly string[];
+}
+
+/** What a new token is: its name (default: the login token name), abilities (default `*`) and own expiry (default none). */
+export interface NewToken {
+  name?: string;
+  abilities?: readonly string[];
+  expiresAt?: Date | null;
 }
 
 export interface TokenOptions {
@@ -70,16 +80,50 @@ export class AccessTokens {
     this.withHash = tokens.model.scope(WITH_HIDDEN);
   }
 
+  /** The name of tokens issued by a login that names none. */
+  get defaultName(): string {
+    return this.loginTokenName;
+  }
+
   /** A new token for the user; the plain-text form is returned once and never stored. */
   async issue(user: AuthUser, name = this.loginTokenName): Promise<string> {
+    return (await this.create(user, { name })).plainText;
+  }
+
+  /** A new token and its row (without the hash); the plain text `<id>|<secret>` is given here only. */
+  async create(user: AuthUser, { name = this.loginTokenName, abilities = DEFAULT_ABILITIES, expiresAt = null }: NewToken = {}): Promise<{ plainText: string; row: Row }> {
     const secret = randomSecret();
     const row = await this.tokens.model.create({
       [this.userField]: user.id,
       name,
       token: sha256(secret),
-      abilities: '["*"]',
+      abilities: JSON.stringify(abilities),
+      expires_at: expiresAt,
     });
-    return `${row.get('id') as number}|${secret}`;
+    // The hash stays in the database only, as in rows loaded the ordinary way.
+    delete row.dataValues.token;
+    return { plainText: `${row.get('id') as number}|${secret}`, row };
+  }
+
+  /** A token row's abilities. */
+  abilitiesOf(row: Row): string[] {
+    return storedAbilities(row.get('abilities'));
+  }
+
+  /** The user's tokens, oldest first, without their hashes (expired ones too, until pruned). */
+  async ownedBy(user: AuthUser): Promise<Row[]> {
+    return this.tokens.model.findAll({ where: { [this.userField]: user.id }, order: [['id', 'ASC']] });
+  }
+
+  /** Revokes one of the user's tokens; false when the user has no token of that id. */
+  async revokeOwn(user: AuthUser, id: number): Promise<boolean> {
+    return (await this.tokens.model.destroy({ where: { id, [this.userField]: user.id } })) > 0;
+  }
+
+  /** Revokes every token of the user but `keep` (the one in use, if any); returns how many. */
+  async revokeOthers(user: AuthUser, keep: number | null): Promise<number> {
+    const where: WhereOptions = keep === null ? { [this.userField]: user.id } : { [this.userField]: user.id, id: { [Op.ne]: keep } };
+    return this.tokens.model.destroy({ where });
   }
 
   /**
@@ -96,7 +140,7 @@ export class AccessTokens {
     await this.touch(row, now);
     return {
       user: this.accounts.toAuthUser(owner),
-      token: { id: row.get('id') as number, name: row.get('name') as string },
+      token: { id: row.get('id') as number, name: row.get('name') as string, abilities: this.abilitiesOf(row) },
     };
   }
 

@@ -2,7 +2,7 @@ import { ApiError, resourceLabel, ValidationError, type ErrorCode } from '../err
 import type { Translate } from '../i18n.js';
 import { PARSED_MEDIA_TYPES } from '../parsers.js';
 import type { PermissionAction } from '../permissions.js';
-import type { AnyMethod, Endpoint } from '../views.js';
+import { requiredAbility, type AnyMethod, type Endpoint } from '../views.js';
 import type { Site } from '../contracts.js';
 import type { ModelViewSet } from '../viewsets.js';
 import type { Serializer } from '../serializers.js';
@@ -243,7 +243,10 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
   const { t } = texts;
   const { viewset } = endpoint;
   const described = describedAction(endpoint, method, t);
-  const name = viewset ? resourceLabel(t, viewset.resource) : '';
+  const name = viewset ? resourceLabel(t, viewset.resource) : described.subject ? t(described.subject) : '';
+  // A bearer token must hold the ability the action needs (Sanctum's abilities); sessions and Basic need none.
+  const ability = site.authenticators.some(({ described: { scheme } }) => scheme.scheme === 'bearer') ? requiredAbility(endpoint, method) : null;
+  const errors: readonly ErrorEntry[] = ability === null ? (described.errors ?? []) : withMissingAbility(described.errors ?? []);
   const operation: Operation = {
     operationId: operationId(method, place.path),
     summary: t(described.summary, { name, ...described.summaryParams }),
@@ -252,7 +255,8 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
     responses: {},
   };
   const head = method === 'HEAD';
-  if (head) operation.description = t('operations.head');
+  const notes = [...(head ? [t('operations.head')] : []), ...(ability === null ? [] : [t('operations.ability', { ability })])];
+  if (notes.length > 0) operation.description = notes.join(' ');
   if (described.requestBody && !head) {
     const partial = method === 'PATCH';
     const form = described.formBody ?? (viewset ? inputSchema(viewset.serializer, { partial, form: true }) : described.requestBody);
@@ -265,9 +269,16 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
     description: t(`status.${success.status}`),
     content: head ? undefined : content(renders, success.schema),
   };
-  for (const [status, response] of Object.entries(errorResponses(site, described.errors ?? [], viewset, texts))) {
+  for (const [status, response] of Object.entries(errorResponses(site, errors, viewset, texts))) {
     operation.responses[status] = head ? { ...response, content: undefined } : response;
   }
   if (endpoint.permissions.length > 0) operation.security = site.authenticators.map(({ described: scheme }) => ({ [scheme.name]: [] }));
+  if (ability !== null) operation['x-token-ability'] = ability;
   return operation;
+}
+
+/** The errors of an action a token needs an ability for: its own, and 403 for a token without it. */
+function withMissingAbility(errors: readonly ErrorEntry[]): ErrorEntry[] {
+  const listed = errors.some((entry) => (typeof entry === 'string' ? entry : entry.code) === 'missing_ability');
+  return listed ? [...errors] : [...errors, 'missing_ability'];
 }

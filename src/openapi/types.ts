@@ -65,6 +65,8 @@ export interface Operation {
   requestBody?: { required: boolean; content: Record<string, MediaType> };
   responses: Record<string, ResponseObject>;
   security?: Record<string, string[]>[];
+  /** The ability a bearer token needs for it (Sanctum's; `*` holds all). */
+  'x-token-ability'?: string;
 }
 
 export type PathItem = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch', Operation>> & {
@@ -94,6 +96,8 @@ export interface ActionDocs {
   summary: string;
   /** Slots of the summary's message besides the resource's `name`. */
   summaryParams?: Record<string, string>;
+  /** What the path's id is of, when no viewset tells: a key of the `openapi` catalogue (the summary's `name` too). */
+  subject?: string;
   /** The body as a form sends it, when it is not the viewset's fields. */
   formBody?: JsonSchema;
   /** The body fields it reads, for forms and JSON alike. */

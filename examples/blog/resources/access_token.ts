@@ -17,6 +17,8 @@ export default defineResource({
   },
   tokenModel: { userField: 'tokenable_id', loginTokenName: 'blog-api-token' },
   displayField: 'name',
+  // What a token must hold to list, make and revoke its owner's tokens (GET, POST, DELETE /api/tokens).
+  abilities: { read: 'tokens:read', write: 'tokens:write' },
   admin: {
     actions: ['list', 'show', 'delete'],
     list: ['id', 'tokenable_id', 'name', 'last_used_at', 'created_at'],
