@@ -1,30 +1,27 @@
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import Negotiator from 'negotiator';
-import type { Accounts } from '../auth/accounts.js';
 import type { AccessTokens } from '../auth/tokens.js';
 import { BearerAuthentication, SessionAuthentication } from '../authentication.js';
-import { csrfToken } from '../auth/csrf.js';
-import { endSession, shortenAnonymousSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { queryValue } from '../context.js';
-import { ApiError, fieldErrorMessages, ValidationError, type ErrorCode } from '../errors.js';
-import { requestData } from '../parsers.js';
-import { isAuthenticated } from '../permissions.js';
-import { userModelOf, type ResourceRegistry } from '../registry.js';
+import { fieldErrorMessages, ValidationError, type ApiError, type ErrorCode } from '../errors.js';
 import { errorPageRenderer, htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Route } from '../routers.js';
-import type { Endpoint } from '../views.js';
-import { Serializer } from '../serializers.js';
 import type { Site, SiteDocs, SiteResponse } from '../contracts.js';
 import type { Translate } from '../i18n.js';
-import type { ActionDocs, JsonSchema } from '../openapi/types.js';
-import { fieldMessagesSchema, representationSchema, withRelatedLists } from '../openapi/fields.js';
-import type { LoginThrottle, Throttles } from '../throttling.js';
+import type { JsonSchema } from '../openapi/types.js';
+import { fieldMessagesSchema, withRelatedLists } from '../openapi/fields.js';
+import type { Throttles } from '../throttling.js';
 import { EXAMPLE_TIME, parseTimestamp, utcTimestamp } from '../timestamps.js';
 import { LaravelCursorPagination, LengthAwarePagination, type ListKey } from '../pagination/laravel.js';
 import { CursorCodec } from '../pagination/cursor-codec.js';
 import type { SitePagination } from '../pagination/types.js';
 import { SpatieQueryDialect } from '../querying/spatie.js';
+import { ownTokenRoutes } from './own-tokens.js';
+import { sessionRoutes, type TokenRouteServices } from './token-endpoints.js';
+
+// The endpoints of logging in and out live beside the site; the app and the browser login take them from here.
+export { csrfCookieEndpoint, setXsrfCookie, type TokenRouteServices } from './token-endpoints.js';
 
 export const TOKEN_SITE = 'token';
 
@@ -90,7 +87,6 @@ function validationBody(t: Translate, error: ValidationError): Record<string, un
 }
 
 const MESSAGE: JsonSchema = { type: 'string' };
-const MESSAGES: JsonSchema = { type: 'array', items: MESSAGE, minItems: 1 };
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$';
 /** Laravel answers these in JSON whatever the client asked for. */
 const ALWAYS_JSON: ReadonlySet<ErrorCode> = new Set(['validation_failed', 'login_failed']);
@@ -130,9 +126,6 @@ const tokenDocs: SiteDocs = {
   destroyed: { type: 'array', maxItems: 0 },
   alwaysJson: ALWAYS_JSON,
 };
-
-/** A login failure's body: its message in a list, as the original answered. */
-const LOGIN_FAILED: JsonSchema = { type: 'object', properties: { message: MESSAGES }, required: ['message'], additionalProperties: false };
 
 function errorStatus(error: ApiError): number {
   return error instanceof ValidationError ? 422 : error.status;
@@ -194,138 +187,7 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
   };
 }
 
-export interface TokenRouteServices {
-  config: Config;
-  registry: ResourceRegistry;
-  accounts: Accounts;
-  tokens: AccessTokens;
-  loginThrottle: LoginThrottle;
-  bodyLimit: number;
-}
-
-/** Malformed or unsupported bodies: to the login they are missing credentials, as to Laravel. */
-const UNREADABLE_BODY: ReadonlySet<string> = new Set(['parse_error_json', 'parse_error_form', 'unsupported_media_type']);
-
-async function credentialsData(req: Request, bodyLimit: number): Promise<unknown> {
-  try {
-    return await requestData(req, bodyLimit);
-  } catch (error) {
-    if (error instanceof ApiError && UNREADABLE_BODY.has(error.code)) return {};
-    throw error;
-  }
-}
-
-function textField(data: unknown, name: string): string {
-  if (typeof data !== 'object' || data === null) return '';
-  const value: unknown = (data as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
-}
-
-/**
- * `POST /login`: a new token for an active account's email and password.
- * Unknown email, wrong password, inactive account and missing fields answer
- * the same 404 after the same password hashing.
- */
-function loginEndpoint(site: Site, { registry, accounts, tokens, loginThrottle, bodyLimit }: TokenRouteServices): Endpoint {
-  const users = registry.users();
-  const fields = users.declaration.sites?.[site.name]?.fields ?? ['id'];
-  const userSerializer = new Serializer(users, { fields, formatTimestamp: site.formatTimestamp, readOnly: true });
-  const email = users.declaration.fields[userModelOf(users).emailField];
-  const docs: ActionDocs = {
-    summary: 'operations.login',
-    requestBody: {
-      type: 'object',
-      properties: { email: { type: 'string', format: 'idn-email', example: email?.example }, password: { type: 'string', format: 'password' } },
-      required: ['email', 'password'],
-    },
-    success: {
-      status: 201,
-      schema: {
-        type: 'object',
-        properties: { user: representationSchema(userSerializer, site.docs.timestamp), token: { type: 'string', example: '1|Wq8n…' } },
-        required: ['user', 'token'],
-        additionalProperties: false,
-      },
-    },
-    // A browser session's cookie is checked first, CSRF token included.
-    errors: [{ code: 'login_failed', schema: LOGIN_FAILED }, 'payload_too_large', 'csrf_failed', 'throttled'],
-  };
-  return {
-    name: (ctx) => ctx.t('views.login'),
-    permissions: [],
-    methods: {
-      POST: {
-        action: 'create',
-        docs,
-        run: async (ctx) => {
-          const data = await credentialsData(ctx.req, bodyLimit);
-          const email = textField(data, 'email').trim();
-          const password = textField(data, 'password');
-          const row = await accounts.checkCredentials(email, password, { by: ['email'], guard: loginThrottle.guard(ctx.req) });
-          if (!row) throw new ApiError('login_failed');
-          await accounts.recordLogin(row);
-          const token = await tokens.issue(accounts.toAuthUser(row));
-          return { status: 201, data: { user: userSerializer.represent(row), token } };
-        },
-      },
-    },
-  };
-}
-
-/** `POST /logout`: revokes the token the request carries; the user's other tokens stay valid. */
-function logoutEndpoint(tokens: AccessTokens): Endpoint {
-  return {
-    name: (ctx) => ctx.t('views.logout'),
-    permissions: [isAuthenticated],
-    methods: {
-      POST: {
-        action: 'destroy',
-        docs: { summary: 'operations.logout', success: { status: 204 }, errors: ['not_authenticated', 'csrf_failed', 'throttled'] },
-        run: async (ctx) => {
-          if (ctx.token) await tokens.revoke(ctx.token.id);
-          // A first-party session logs out as Sanctum's web guard does: the session ends.
-          else if (ctx.req.user) await endSession(ctx.req, ctx.res);
-          return { status: 204 };
-        },
-      },
-    },
-  };
-}
-
-/**
- * `GET`/`HEAD /sanctum/csrf-cookie`: 204, a session, and its CSRF token in an
- * `XSRF-TOKEN` cookie that scripts can read, for first-party clients to echo
- * in `X-XSRF-TOKEN` on the requests their session cookie authenticates.
- */
-export function csrfCookieEndpoint(config: Config): Endpoint {
-  return {
-    name: (ctx) => ctx.t('views.csrf_cookie'),
-    permissions: [],
-    opensSession: true,
-    methods: {
-      GET: {
-        action: 'retrieve',
-        docs: { summary: 'operations.csrf_cookie', success: { status: 204 }, errors: ['throttled'] },
-        run: async (ctx) => {
-          shortenAnonymousSession(ctx.req);
-          setXsrfCookie(ctx.req, ctx.res, config.sessionCookieAge);
-          return { status: 204 };
-        },
-      },
-    },
-  };
-}
-
-/** The XSRF-TOKEN cookie with the session's token (made now if the session has none). */
-export function setXsrfCookie(req: Request, res: Response, maxAgeSeconds: number): void {
-  res.cookie(XSRF_COOKIE_NAME, csrfToken(req), { path: '/', sameSite: 'lax', secure: req.secure, maxAge: maxAgeSeconds * 1000 });
-}
-
+/** Logging in and out, the caller's own tokens, then every resource the site exposes. */
 export function tokenRoutes(site: Site, services: TokenRouteServices): Route[] {
-  return [
-    { path: '/login', endpoint: loginEndpoint(site, services) },
-    { path: '/logout', endpoint: logoutEndpoint(services.tokens) },
-    { path: '/sanctum/csrf-cookie', endpoint: csrfCookieEndpoint(services.config) },
-    ...resourceRoutes(site, services.registry, services.bodyLimit),
-  ];
+  return [...sessionRoutes(site, services), ...ownTokenRoutes(site, services), ...resourceRoutes(site, services.registry, services.bodyLimit)];
 }
