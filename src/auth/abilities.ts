@@ -14,9 +14,9 @@ export const ALL_ABILITIES = '*';
 /** What a token gets when nobody says otherwise (Sanctum's createToken default). */
 export const DEFAULT_ABILITIES: readonly string[] = [ALL_ABILITIES];
 
-const READ_ACTIONS: ReadonlySet<string> = new Set<ActionName>(['list', 'retrieve', 'current']);
+const READ_ACTIONS: ReadonlySet<string> = new Set<ActionName>(['list', 'retrieve']);
 const WRITE_ACTIONS: ReadonlySet<string> = new Set<ActionName>(['create', 'update', 'partial_update', 'destroy']);
-const MODEL_ACTIONS: ReadonlySet<string> = new Set([...READ_ACTIONS, ...WRITE_ACTIONS]);
+const MODEL_ACTIONS: ReadonlySet<string> = new Set([...READ_ACTIONS, ...WRITE_ACTIONS, 'current']);
 /** A custom action answering these only reads. */
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 /** A declared ability: no white space (a form lists abilities separated by it) and no comma. */
@@ -30,13 +30,16 @@ export function can(abilities: readonly string[], ability: string): boolean {
 /**
  * The ability an action of the resource needs when a method asks for it:
  * the declaration's for that action, else its read or write ability (reads
- * being list, retrieve, current and custom actions by GET). OPTIONS' metadata needs none.
+ * being list, retrieve and custom actions by GET). OPTIONS' metadata needs
+ * none, nor does `current`: the caller's own account is every token's, as
+ * Laravel's `/api/user` route asks only `auth:sanctum`.
  */
 export function resourceAbility(declaration: ResourceDeclaration, action: string, method: string): string | null {
   if (action === 'metadata') return null;
   const declared = declaration.abilities;
   const perAction = declared?.actions;
   if (perAction && Object.hasOwn(perAction, action)) return perAction[action] ?? null;
+  if (action === 'current') return null;
   const reads = READ_ACTIONS.has(action) || (!WRITE_ACTIONS.has(action) && SAFE_METHODS.has(method));
   return reads ? (declared?.read ?? `${declaration.table}:read`) : (declared?.write ?? `${declaration.table}:write`);
 }
