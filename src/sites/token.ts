@@ -127,8 +127,11 @@ const tokenDocs: SiteDocs = {
   alwaysJson: ALWAYS_JSON,
 };
 
+/** Laravel's statuses where they differ from the catalogue's: a CSRF mismatch is 419, on which SPA clients refresh their token. */
+const LARAVEL_STATUS: Partial<Record<ErrorCode, number>> = { csrf_failed: 419 };
+
 function errorStatus(error: ApiError): number {
-  return error instanceof ValidationError ? 422 : error.status;
+  return error instanceof ValidationError ? 422 : (LARAVEL_STATUS[error.code] ?? error.status);
 }
 
 function errorBody(t: Translate, error: ApiError): Record<string, unknown> {

@@ -205,11 +205,11 @@ describe('a user\'s own API tokens under /api/tokens', () => {
     const listed = await agent.get('/api/tokens').set(json);
     expect(listed.status).toBe(200);
     expect(listed.body.tokens.map((token: { id: number }) => token.id)).toEqual([idOf(existing)]);
-    expect((await agent.post('/api/tokens').set(json).send({ name: 'no csrf' })).status).toBe(403);
+    expect((await agent.post('/api/tokens').set(json).send({ name: 'no csrf' })).status).toBe(419);
     const made = await agent.post('/api/tokens').set({ ...json, 'X-CSRFToken': csrf }).send({ name: 'from the browser' });
     expect(made.status).toBe(201);
     expect(made.body.abilities).toEqual(['*']);
-    expect((await agent.delete(`/api/tokens/${made.body.id}`).set(json)).status).toBe(403);
+    expect((await agent.delete(`/api/tokens/${made.body.id}`).set(json)).status).toBe(419);
     expect((await agent.delete(`/api/tokens/${made.body.id}`).set({ ...json, 'X-CSRFToken': csrf })).status).toBe(204);
     // A session uses no token: "all but the one in use" is all of them.
     expect((await agent.delete('/api/tokens').set({ ...json, 'X-CSRFToken': csrf })).status).toBe(204);
@@ -274,7 +274,8 @@ describe('the API description of tokens and abilities', () => {
     expect(list?.responses['403']?.content?.['application/json']?.example).toEqual({ message: 'Invalid ability provided.' });
     const destroy = paths['/api/comments/{pk}']?.delete;
     expect(destroy?.['x-token-ability']).toBe('comments:write');
-    expect(Object.keys(destroy?.responses['403']?.content?.['application/json']?.examples ?? {})).toEqual(['csrf_failed', 'permission_denied', 'missing_ability']);
+    expect(Object.keys(destroy?.responses['403']?.content?.['application/json']?.examples ?? {})).toEqual(['permission_denied', 'missing_ability']);
+    expect(destroy?.responses['419']?.content?.['application/json']?.example).toEqual({ message: 'CSRF token mismatch.' });
     expect(paths['/api/tokens']?.post?.['x-token-ability']).toBe('tokens:write');
     expect(paths['/api/login']?.post?.['x-token-ability']).toBeUndefined();
     // The root site takes no tokens: no abilities there.

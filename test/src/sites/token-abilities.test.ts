@@ -205,7 +205,7 @@ describe('token abilities on the token site', () => {
     const json = { Accept: JSON_TYPE };
     expect((await agent.get('/api/comments').set(json)).status).toBe(200);
     expect((await agent.get('/api/user').set(json)).status).toBe(200);
-    expect((await agent.post('/api/comments').set(json).send({ title: 's', body: 'no csrf' })).status).toBe(403);
+    expect((await agent.post('/api/comments').set(json).send({ title: 's', body: 'no csrf' })).status).toBe(419);
     const created = await agent.post('/api/comments').set({ ...json, 'X-CSRFToken': csrf }).send({ title: 's', body: 'session' });
     expect(created.status).toBe(201);
     const id = created.body.comment.id as number;
