@@ -77,6 +77,11 @@ export const FIELD_ERRORS = {
 
 export type FieldErrorCode = keyof typeof FIELD_ERRORS;
 export type MessageParams = Record<string, string | number>;
+  // A new password that breaks one of the password rules (src/auth/password-rules.ts, Django's validators).
+  password_too_short: 'validation.password_too_short',
+  password_too_similar: 'validation.password_too_similar',
+  password_too_common: 'validation.password_too_common',
+  password_entirely_numeric: 'validation.password_entirely_numeric',
 
 export class ApiError extends Error {
   /** `cause`: the unexpected error behind a server_error, shown only in debug output and logs. */
