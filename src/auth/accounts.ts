@@ -119,16 +119,18 @@ export class Accounts {
 
   /**
    * Whether `row` (loaded with its hidden fields) is an active account with
-   * this password. No row, a wrong password and an inactive account all take
-   * one password hashing and give false. A weaker stored hash is replaced.
+   * this password that `accept` takes. No row, a wrong password and an
+   * inactive account all take one password hashing and give false. A weaker
+   * stored hash is replaced, only for an account that is let in: a refused
+   * one is left as it was.
    */
-  async verify(row: Row | null, password: string): Promise<boolean> {
+  async verify(row: Row | null, password: string, accept: (row: Row) => boolean = () => true): Promise<boolean> {
     if (!row) {
       await this.hasher.spendTimeOfOneCheck(password);
       return false;
     }
     const check = await this.hasher.check(password, row.get('password') as string);
-    if (!check.valid || !row.get('is_active')) return false;
+    if (!check.valid || !row.get('is_active') || !accept(row)) return false;
     if (check.mustUpdate) {
       await row.update({ password: await this.hasher.make(password) }, { silent: true });
     }
@@ -138,8 +140,8 @@ export class Accounts {
   /**
    * The active account (with its hidden fields) that `identifier` names by
    * one of `by` and `password` opens, or null (see `verify`); `accept` may
-   * refuse it further (the admin wants staff). The guard may refuse to run
-   * the check at all (a throttle).
+   * refuse it further (the admin wants staff), before its hash is upgraded.
+   * The guard may refuse to run the check at all (a throttle).
    */
   async checkCredentials(identifier: string, password: string, options: CredentialCheck): Promise<Row | null> {
     const { by, guard, accept = () => true } = options;
@@ -149,7 +151,7 @@ export class Accounts {
     for (const field of lookups) {
       row ??= field === 'email' ? await this.findByEmail(identifier, { withHidden: true }) : await this.findByUsername(identifier, { withHidden: true });
     }
-    const valid = await guard(identifier, async () => (await this.verify(row, password)) && row !== null && accept(row));
+    const valid = await guard(identifier, () => this.verify(row, password, accept));
     return valid ? row : null;
   }
 

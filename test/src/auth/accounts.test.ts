@@ -4,12 +4,15 @@ import { PasswordHasher } from '../../../src/auth/hashers.js';
 import { ValidationError } from '../../../src/errors.js';
 import { TEST_ITERATIONS, useTestApp } from '../../helpers/app.js';
 import { unguarded } from '../../../src/throttling.js';
+import { adminLogin } from '../../helpers/admin.js';
 
 describe('accounts', () => {
 
   const t = useTestApp(async (t) => {
     await t.createUser('alice', { password: 'pw' });
     await t.createUser('retired', { password: 'pw', active: false });
+    await t.createUser('plain', { password: 'pw', email: 'plain@example.com' });
+    await t.createUser('root', { password: 'pw', email: 'root@example.com', staff: true });
   });
 
   const storedHash = async (username: string) =>
@@ -33,6 +36,19 @@ describe('accounts', () => {
     expect(upgraded).toMatch(new RegExp(`^pbkdf2_sha256\\$${TEST_ITERATIONS * 2}\\$`));
     expect(await stronger.authenticate('alice', 'pw', unguarded)).not.toBeNull();
     expect(await storedHash('alice')).toBe(upgraded);
+  });
+
+  test('the admin refuses an account that is not staff without upgrading its older hash, and upgrades a staff account at its login', async () => {
+    const older = new PasswordHasher(TEST_ITERATIONS / 2);
+    for (const username of ['plain', 'root']) {
+      const row = await t.services.accounts.findByUsername(username, { withHidden: true });
+      await row?.update({ password: await older.make('pw') });
+    }
+    const plainBefore = await storedHash('plain');
+    expect((await adminLogin(t, 'plain@example.com', 'pw')).res.status).toBe(200);
+    expect(await storedHash('plain')).toBe(plainBefore);
+    expect((await adminLogin(t, 'root@example.com', 'pw')).res.status).toBe(302);
+    expect(await storedHash('root')).toMatch(new RegExp(`^pbkdf2_sha256\\$${TEST_ITERATIONS}\\$`));
   });
 
   test.each([
