@@ -34,8 +34,11 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key the service writes, so that several deployments can share one Redis. */
   redisPrefix: string;
-  /** Failed password checks allowed per account, and per client address, in a window; null: unlimited. */
+  /** Failed password checks allowed per account from one client address (the tight limit), in a window; null: unlimited. */
+  loginRateAccountAddress: Rate | null;
+  /** Per account from every address that has failed for it (a cap on spread guessing; never refuses an address that has not failed). */
   loginRateAccount: Rate | null;
+  /** Per client address, whatever accounts it tries. */
   loginRateAddress: Rate | null;
   /** Requests per client (user, or address when anonymous) on the API sites; null (default): unlimited. */
   apiRateLimit: Rate | null;
@@ -178,7 +181,8 @@ export function loadConfig(env: Env = process.env): Config {
     apiForceJson: flag(env, 'API_FORCE_JSON'),
     redisUrl: text(env, 'REDIS_URL'),
     redisPrefix: text(env, 'REDIS_PREFIX') ?? 'throttle',
-    loginRateAccount: rate(env, 'LOGIN_RATE_ACCOUNT', '10/hour'),
+    loginRateAccountAddress: rate(env, 'LOGIN_RATE_ACCOUNT_ADDRESS', '10/hour'),
+    loginRateAccount: rate(env, 'LOGIN_RATE_ACCOUNT', '100/hour'),
     loginRateAddress: rate(env, 'LOGIN_RATE_ADDRESS', '100/hour'),
     apiRateLimit: rate(env, 'API_RATE_LIMIT', null),
     webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),

@@ -8,13 +8,15 @@ import { ApiError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /**
- * Runs one password check for the account a client named (`identifier`, as
- * typed) and says whether it succeeded; a throttle may refuse to run it.
+ * Runs one password check and says whether it succeeded; a throttle may
+ * refuse to run it. `account` names the account tried, one name for all its
+ * spellings: its username when the identifier names an account (by username
+ * or email address, whichever the login takes), else the identifier as typed.
  */
-export type PasswordGuard = (identifier: string, check: () => Promise<boolean>) => Promise<boolean>;
+export type PasswordGuard = (account: string, check: () => Promise<boolean>) => Promise<boolean>;
 
 /** For the CLI and tests, which check passwords with no client to throttle. */
-export const unguarded: PasswordGuard = (_identifier, check) => check();
+export const unguarded: PasswordGuard = (_account, check) => check();
 
 /** Short and fixed-size, whatever a client sends: a key never holds a name or grows with it. */
 function digest(text: string): string {
@@ -47,18 +49,20 @@ interface Counter {
   rate: Rate;
 }
 
-type Counted = readonly (readonly [Counter, string])[];
+/** Counters and their keys, in order; a counter that is off is null and takes nothing. */
+type Counted = readonly (readonly [Counter | null, string])[];
 
 /**
  * Takes one point from each counter before the check runs, so that checks
  * started at the same moment cannot all slip under the limit; refuses (and
- * gives back what it took) when any counter is spent.
+ * gives back what it took) when any counter is spent. Says what each counter
+ * holds now (null where it is off).
  */
-async function reserve(counted: Counted): Promise<void> {
-  const taken = await Promise.allSettled(counted.map(([{ limiter }, key]) => limiter.consume(key)));
+async function reserve(counted: Counted): Promise<(RateLimiterRes | null)[]> {
+  const taken = await Promise.allSettled(counted.map(([counter, key]) => (counter ? counter.limiter.consume(key) : null)));
   const refusals = taken.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => outcome.reason as unknown);
-  if (refusals.length === 0) return;
-  await Promise.all(counted.map(([{ limiter }, key], index) => (taken[index]?.status === 'fulfilled' ? limiter.reward(key) : undefined)));
+  if (refusals.length === 0) return taken.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : null));
+  await Promise.all(counted.map(([counter, key], index) => (taken[index]?.status === 'fulfilled' ? counter?.limiter.reward(key) : undefined)));
   const waits = refusals.map((refusal) => {
     if (refusal instanceof RateLimiterRes) return refusal.msBeforeNext;
     throw refusal;
@@ -66,46 +70,105 @@ async function reserve(counted: Counted): Promise<void> {
   throw throttled(Math.max(...waits));
 }
 
+/** Returns the point each counter took for a check that must not count. */
+async function giveBack(counted: Counted): Promise<void> {
+  await Promise.all(counted.map(([counter, key]) => counter?.limiter.reward(key)));
+}
+
+/** The three counters of failed password checks (see LoginThrottle); null: that limit is off. */
+export interface LoginCounters {
+  /** One account from one address: the tight limit, and the record of which addresses have failed for an account. */
+  accountAddress: Counter | null;
+  /** One address, whatever accounts it tries. */
+  address: Counter | null;
+  /** One account, from addresses that have failed for it. */
+  account: Counter | null;
+}
+
 /**
- * Brute-force protection of every password check. Each check counts against
- * the name tried (whether or not an account has it, so that answers tell
- * nothing about accounts) and the client's address; a failure keeps its
- * point, a success gives the address its point back and clears the name's
- * count. When either is spent, checks are refused with 429 until its window
- * ends, before any password is hashed.
+ * Brute-force protection of every password check, without letting anyone
+ * lock an account's owner out (OWASP ASVS V6). Failures count against the
+ * account and the client's address together (the tight limit), against the
+ * address across accounts, and against the account across addresses (a
+ * looser cap on guessing spread over many addresses). That last cap refuses
+ * only addresses that have already failed for the account in the pair's
+ * window: an address with no failure there is always checked, so the owner
+ * signs in from their own machine while the account is attacked from
+ * elsewhere; its failure still counts against the account. Accounts count
+ * by the name the guard is given (see PasswordGuard), in any letter case,
+ * hashed: a name that is no account counts as an account would, so that
+ * answers tell nothing about which names are accounts.
+ * A point is taken before the check; a failure keeps it, a success clears the
+ * pair's count and gives the other points back, an error (the database is
+ * down) gives every point back.
  */
 export class LoginThrottle {
-  constructor(
-    private readonly perName: Counter | null,
-    private readonly perAddress: Counter | null,
-  ) {}
+  constructor(private readonly counters: LoginCounters) {}
 
   /** The guard of the password checks one request makes. */
   guard(req: Request): PasswordGuard {
     const address = clientAddress(req);
-    return async (identifier, check) => {
-      const name = digest(identifier.toLowerCase());
-      const counted: [Counter, string][] = [];
-      if (this.perAddress) counted.push([this.perAddress, address]);
-      if (this.perName) counted.push([this.perName, name]);
-      await reserve(counted);
-      let outcome: 'valid' | 'invalid' | 'error' = 'error';
+    return async (name, check) => {
+      const account = digest(name.toLowerCase());
+      const keys = { address, pair: `${account}|${address}`, account };
+      const local: Counted = [
+        [this.counters.address, keys.address],
+        [this.counters.accountAddress, keys.pair],
+      ];
+      const [, pair] = await reserve(local);
+      // Without the pair's record every address counts as one that has failed.
+      const failedHere = !pair || pair.consumedPoints > 1;
+      const accountCap = failedHere ? this.counters.account : null;
+      try {
+        await reserve([[accountCap, account]]);
+      } catch (refusal) {
+        await giveBack(local);
+        throw refusal;
+      }
+      let outcome: Outcome = 'error';
       try {
         outcome = (await check()) ? 'valid' : 'invalid';
       } finally {
-        // A check that failed to run (the database is down) is no failed guess.
-        if (outcome !== 'invalid') await this.giveBack(address, name, outcome === 'valid');
+        await this.settle(outcome, keys, accountCap !== null);
       }
       return outcome === 'valid';
     };
   }
 
-  private async giveBack(address: string, name: string, clearName: boolean): Promise<void> {
+  /** What a check leaves counted; `capTaken`: whether it took a point from the account's cap. */
+  private async settle(outcome: Outcome, keys: { address: string; pair: string; account: string }, capTaken: boolean): Promise<void> {
+    const { address, accountAddress, account } = this.counters;
+    if (outcome === 'invalid') {
+      // A first failure from this address was not held back by the account's cap, but counts towards it.
+      if (!capTaken) await account?.limiter.penalty(keys.account);
+      return;
+    }
+    // A success clears the pair; a check that failed to run (the database is down) is no failed guess.
     await Promise.all([
-      this.perAddress?.limiter.reward(address),
-      clearName ? this.perName?.limiter.delete(name) : this.perName?.limiter.reward(name),
+      address?.limiter.reward(keys.address),
+      outcome === 'valid' ? accountAddress?.limiter.delete(keys.pair) : accountAddress?.limiter.reward(keys.pair),
+      capTaken ? account?.limiter.reward(keys.account) : undefined,
     ]);
   }
+}
+
+type Outcome = 'valid' | 'invalid' | 'error';
+
+/** Counts no limit: the pair's record when only the account's cap is on. */
+const UNLIMITED = 1_000_000_000;
+
+/**
+ * The login counters the configuration asks for. With the account's cap on
+ * and the pair's limit off, the pair is still counted (without a limit, over
+ * the cap's window): the cap needs to know which addresses have failed.
+ */
+function loginCounters(config: Config, counter: (name: string, rate: Rate | null) => Counter | null): LoginCounters {
+  const { loginRateAccountAddress: pair, loginRateAccount: account } = config;
+  return {
+    accountAddress: counter('login-account-address', pair ?? (account && { limit: UNLIMITED, seconds: account.seconds })),
+    address: counter('login-address', config.loginRateAddress),
+    account: counter('login-account', account),
+  };
 }
 
 /**
@@ -168,7 +231,7 @@ export function createThrottles(config: Config, logger: Logger): Throttles {
   };
   const requests = counter('api', config.apiRateLimit);
   return {
-    login: new LoginThrottle(counter('login-name', config.loginRateAccount), counter('login-address', config.loginRateAddress)),
+    login: new LoginThrottle(loginCounters(config, counter)),
     requests: requests ? new RequestThrottle(requests) : null,
     // Counters need no flushing: a hanging Redis must not hold up a shutdown.
     close: async () => redis?.disconnect(),

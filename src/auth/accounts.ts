@@ -145,14 +145,36 @@ export class Accounts {
    */
   async checkCredentials(identifier: string, password: string, options: CredentialCheck): Promise<Row | null> {
     const { by, guard, accept = () => true } = options;
-    let row: Row | null = null;
-    // Longer than any username or email address can be: no account to look up.
-    const lookups = identifier === '' || identifier.length > MAX_IDENTIFIER_LENGTH ? [] : by;
-    for (const field of lookups) {
-      row ??= field === 'email' ? await this.findByEmail(identifier, { withHidden: true }) : await this.findByUsername(identifier, { withHidden: true });
-    }
-    const valid = await guard(identifier, () => this.verify(row, password, accept));
+    const named = await this.namedBy(identifier);
+    const row = by.map((field) => named[field]).find((found) => found !== null) ?? null;
+    const valid = await guard(this.throttledName(identifier, row, named), () => this.verify(row, password, accept));
     return valid ? row : null;
+  }
+
+  /**
+   * The accounts (with their hidden fields) `identifier` names by username and
+   * by email address. Both are looked up whatever the login takes, so that a
+   * name costs the same queries whether or not it is an account.
+   */
+  private async namedBy(identifier: string): Promise<Record<Identifier, Row | null>> {
+    // Longer than any username or email address can be: no account to look up.
+    if (identifier === '' || identifier.length > MAX_IDENTIFIER_LENGTH) return { username: null, email: null };
+    const username = await this.findByUsername(identifier, { withHidden: true });
+    const email = await this.findByEmail(identifier, { withHidden: true });
+    return { username, email };
+  }
+
+  /**
+   * The name a throttle counts a check under: the username of the account
+   * checked, or of one the identifier names in a way this login does not
+   * take (an email address given to HTTP Basic), else the identifier. So
+   * every spelling of an account is one name on every login, and no login
+   * counts a name differently for being an account (usernames are
+   * case-sensitive: `ALICE` is no account, and counts as `alice` does).
+   */
+  private throttledName(identifier: string, row: Row | null, named: Record<Identifier, Row | null>): string {
+    const account = row ?? named.username ?? named.email;
+    return account ? String(account.get(this.contract.usernameField)) : identifier;
   }
 
   /** The active account with this username and password, or null (see `checkCredentials`). */

@@ -6,8 +6,12 @@ import { formToken } from '../helpers/pages.js';
 import { clientAddress } from '../../src/throttling.js';
 import type { Request } from 'express';
 
-/** Small allowances, and client addresses taken from X-Forwarded-For so that a test can be several clients. */
-const LIMITS = { LOGIN_RATE_ACCOUNT: '3/hour', LOGIN_RATE_ADDRESS: '5/hour', TRUST_PROXY: 'true' };
+/**
+ * Small allowances (3 failures of an account from one address, 5 of an
+ * address, 6 of an account from addresses that failed for it), and client
+ * addresses taken from X-Forwarded-For so that a test can be several clients.
+ */
+const LIMITS = { LOGIN_RATE_ACCOUNT_ADDRESS: '3/hour', LOGIN_RATE_ADDRESS: '5/hour', LOGIN_RATE_ACCOUNT: '6/hour', TRUST_PROXY: 'true' };
 
 function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
@@ -35,16 +39,18 @@ describe('brute-force throttling of the token login', () => {
     await app.createUser('carol', { email: 'carol@example.com' });
   }, LIMITS);
 
-  test('an account with three failed logins is refused with 429, Retry-After and the site message, from any address', async () => {
-    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
-      expect((await tokenLogin(t, 'alice@example.com', 'wrong', address)).status).toBe(404);
+  test('an account with three failed logins from one address is refused there with 429, Retry-After and the site message, not elsewhere', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect((await tokenLogin(t, 'alice@example.com', 'wrong', '10.0.0.1')).status).toBe(404);
     }
-    const refused = await tokenLogin(t, 'ALICE@example.com', 'alice-password', '10.0.0.4');
+    const refused = await tokenLogin(t, 'ALICE@example.com', 'alice-password', '10.0.0.1');
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ message: 'Too Many Attempts.' });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3500);
     expect(refused.body).not.toHaveProperty('token');
-    // The address has failed only once: another account logs in from it.
+    // The owner, from an address that has not failed for the account, logs in.
+    expect((await tokenLogin(t, 'alice@example.com', 'alice-password', '10.0.0.4')).status).toBe(201);
+    // The address has failed three times of its five: another account logs in from it.
     expect((await tokenLogin(t, 'bob@example.com', 'bob-password', '10.0.0.1')).status).toBe(201);
   });
 
@@ -56,26 +62,26 @@ describe('brute-force throttling of the token login', () => {
     expect((await tokenLogin(t, 'carol@example.com', 'carol-password', '10.0.1.2')).status).toBe(201);
   });
 
-  test('guesses sent all at once get no more password checks than the allowance', async () => {
+  test('guesses sent all at once from one address get no more password checks than the allowance', async () => {
     await t.createUser('frank', { email: 'frank@example.com' });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => tokenLogin(t, 'frank@example.com', `guess-${i}`, `10.0.4.${i}`)));
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => tokenLogin(t, 'frank@example.com', `guess-${i}`, '10.0.4.1')));
     const statuses = answers.map((res) => res.status).sort();
     expect(statuses).toEqual([...Array<number>(3).fill(404), ...Array<number>(17).fill(429)]);
   });
 
-  test('a successful login clears the failures counted against the account', async () => {
+  test('a successful login clears the failures counted against the account from that address', async () => {
     await t.createUser('dave', { email: 'dave@example.com' });
     for (let round = 0; round < 2; round += 1) {
-      expect((await tokenLogin(t, 'dave@example.com', 'wrong', `10.0.2.${round}`)).status).toBe(404);
-      expect((await tokenLogin(t, 'dave@example.com', 'wrong', `10.0.2.${round}`)).status).toBe(404);
-      expect((await tokenLogin(t, 'dave@example.com', 'dave-password', `10.0.2.${round}`)).status).toBe(201);
+      expect((await tokenLogin(t, 'dave@example.com', 'wrong', '10.0.2.1')).status).toBe(404);
+      expect((await tokenLogin(t, 'dave@example.com', 'wrong', '10.0.2.1')).status).toBe(404);
+      expect((await tokenLogin(t, 'dave@example.com', 'dave-password', '10.0.2.1')).status).toBe(201);
     }
   });
 
   test('a client that does not ask for JSON gets the 429 as an HTML page with Retry-After', async () => {
     await t.createUser('erin', { email: 'erin@example.com' });
     for (let attempt = 0; attempt < 3; attempt += 1) await tokenLogin(t, 'erin@example.com', 'wrong', '10.0.3.1');
-    const res = await t.http.post('/api/login').set('X-Forwarded-For', '10.0.3.2').type('form').send({ email: 'erin@example.com', password: 'x' });
+    const res = await t.http.post('/api/login').set('X-Forwarded-For', '10.0.3.1').type('form').send({ email: 'erin@example.com', password: 'x' });
     expect(res.status).toBe(429);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
@@ -88,17 +94,18 @@ describe('brute-force throttling of HTTP Basic on the paginated site', () => {
     await app.createUser('alice');
   }, LIMITS);
 
-  test('after three wrong passwords the account answers 429 in Japanese with Retry-After, even to its right password', async () => {
+  test('after three wrong passwords from one address the account answers 429 there in Japanese with Retry-After, even to its right password', async () => {
+    const from = (address: string) => t.http.get('/comments/').set('X-Forwarded-For', address);
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const res = await t.http.get('/comments/').set('X-Forwarded-For', `10.1.0.${attempt}`).set('Authorization', basic('alice', 'wrong'));
-      expect(res.status).toBe(401);
+      expect((await from('10.1.0.1').set('Authorization', basic('alice', 'wrong'))).status).toBe(401);
     }
-    const refused = await t.http.get('/comments/').set('X-Forwarded-For', '10.1.0.9').set('Authorization', basic('alice', 'alice-password'));
+    const refused = await from('10.1.0.1').set('Authorization', basic('alice', 'alice-password'));
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ detail: 'リクエストの処理は絞られました。' });
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
-    const english = await t.http.get('/comments/').set('Accept-Language', 'en').set('Authorization', basic('alice', 'alice-password'));
+    const english = await from('10.1.0.1').set('Accept-Language', 'en').set('Authorization', basic('alice', 'alice-password'));
     expect(english.body).toEqual({ detail: 'Request was throttled.' });
+    expect((await from('10.1.0.9').set('Authorization', basic('alice', 'alice-password'))).status).toBe(200);
   });
 
   test('right passwords are never counted, however many requests a client makes', async () => {
@@ -113,13 +120,14 @@ describe('brute-force throttling of HTTP Basic on the paginated site', () => {
 describe('brute-force throttling of the browser login', () => {
   const t = useTestApp(async (app) => {
     await app.createUser('alice', { email: 'alice@example.com' });
+    await app.createUser('carol', { email: 'carol@example.com' });
   }, LIMITS);
 
-  test('a name refused three times is refused in any letter case, and the form says why', async () => {
+  test('a name refused three times from one address is refused there in any letter case, and the form says why', async () => {
     expect((await browserLogin(t, 'alice', 'wrong', '10.2.0.1')).text).toContain('role="alert"');
-    await browserLogin(t, 'ALICE', 'wrong', '10.2.0.2');
-    await browserLogin(t, 'alice', 'wrong', '10.2.0.3');
-    const refused = await browserLogin(t, 'Alice', 'alice-password', '10.2.0.4');
+    await browserLogin(t, 'ALICE', 'wrong', '10.2.0.1');
+    await browserLogin(t, 'alice', 'wrong', '10.2.0.1');
+    const refused = await browserLogin(t, 'Alice', 'alice-password', '10.2.0.1');
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
     expect(refused.headers['set-cookie']?.toString() ?? '').not.toContain('XSRF-TOKEN');
@@ -127,12 +135,20 @@ describe('brute-force throttling of the browser login', () => {
     expect(refused.text).toContain('name="password"');
   });
 
-  test('names count as typed, account or not, so that the answers say nothing about which names are accounts', async () => {
-    for (const name of ['bob-is-no-account', 'alice@example.com']) {
+  test('a name that is no account is refused after as many failures as an account, so that the answers say nothing about which names are accounts', async () => {
+    for (const [index, name] of ['bob-is-no-account', 'alice@example.com'].entries()) {
       const answers: number[] = [];
-      for (let attempt = 0; attempt < 4; attempt += 1) answers.push((await browserLogin(t, name, 'wrong', `10.2.1.${attempt}`)).status);
+      for (let attempt = 0; attempt < 4; attempt += 1) answers.push((await browserLogin(t, name, 'wrong', `10.2.1.${index}`)).status);
       expect(answers).toEqual([200, 200, 200, 429]);
     }
+  });
+
+  test("an account's username and email address, in any letter case, count as one account", async () => {
+    for (const name of ['carol', 'carol@example.com', 'CAROL@Example.com']) {
+      expect((await browserLogin(t, name, 'wrong', '10.2.2.1')).status).toBe(200);
+    }
+    expect((await browserLogin(t, 'carol', 'carol-password', '10.2.2.1')).status).toBe(429);
+    expect((await browserLogin(t, 'carol@example.com', 'carol-password', '10.2.2.2')).status).toBe(302);
   });
 });
 
@@ -142,7 +158,7 @@ describe('brute-force throttling of the admin login', () => {
     await app.createUser('plain', { email: 'plain@example.com' });
   }, LIMITS);
 
-  test('three refused logins of an account give 429 with the throttled message instead of the login', async () => {
+  test('three refused logins of an account from one address give 429 with the throttled message instead of the login', async () => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const { res } = await adminLogin(t, 'root@example.com', 'wrong');
       expect(res.status).toBe(200);
@@ -157,6 +173,27 @@ describe('brute-force throttling of the admin login', () => {
   test('a right password of an account that is not staff counts as a failure', async () => {
     for (let attempt = 0; attempt < 3; attempt += 1) await adminLogin(t, 'plain', 'plain-password');
     expect((await adminLogin(t, 'plain', 'plain-password')).res.status).toBe(429);
+  });
+});
+
+describe('what the login throttle counts', () => {
+  const t = useTestApp(async () => undefined, LIMITS);
+  const from = (ip: string) => t.services.throttles.login.guard({ ip, socket: {} } as unknown as Request);
+
+  test('a check that could not run (the database is down) is no wrong password', async () => {
+    const guard = from('10.6.0.1');
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      await expect(guard('alice', () => Promise.reject(new Error('database is down')))).rejects.toThrow('database is down');
+    }
+    for (let attempt = 0; attempt < 3; attempt += 1) expect(await guard('alice', async () => false)).toBe(false);
+    await expect(guard('alice', async () => true)).rejects.toMatchObject({ code: 'throttled' });
+  });
+
+  test('a name counts in any letter case, and apart from other names', async () => {
+    const guard = from('10.6.1.1');
+    for (const name of ['nobody', 'NOBODY', 'Nobody']) expect(await guard(name, async () => false)).toBe(false);
+    await expect(guard('noBody', async () => false)).rejects.toMatchObject({ code: 'throttled' });
+    expect(await guard('somebody', async () => true)).toBe(true);
   });
 });
 

@@ -120,8 +120,8 @@ describe('the HTTP Basic credential cache', () => {
     expect(passwordChecks).toHaveBeenCalledTimes(3);
   });
 
-  test('a remembered password lets its client in while its name is locked by someone else’s failures', async () => {
-    await start({ LOGIN_RATE_ACCOUNT: '2/hour' });
+  test('a remembered password lets its client in where failures of the account have refused further checks', async () => {
+    await start({ LOGIN_RATE_ACCOUNT_ADDRESS: '2/hour' });
     expect((await get('alice', 'alice-pw')).status).toBe(200);
     for (let i = 0; i < 3; i += 1) await get('alice', `guess-${i}`);
     expect((await get('alice', 'guess-x')).status).toBe(429);
