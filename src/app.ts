@@ -6,8 +6,9 @@ import { siteRouter, type SiteMount } from './routers.js';
 import { docsRouter, DOCS_PATH } from './docs/router.js';
 import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
 import type { DescriptionSources } from './openapi/document.js';
-import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionMiddleware } from './auth/sessions.js';
+import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionHashSecret, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
+import { passwordChangeRouter, passwordUpdateRouter } from './sites/password-change.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
@@ -77,7 +78,7 @@ export function createApp(services: Services): App {
   app.use(healthRoutes(services.sequelize, logger));
   // The browsable page's script and nothing else: every page works without any external request.
   app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
-  const passport = browserPassport(accounts);
+  const passport = browserPassport(accounts, sessionHashSecret(config));
   // The browser session on every site; the API sites load it only for requests that bring its cookie.
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);
@@ -90,6 +91,9 @@ export function createApp(services: Services): App {
   app.use(DOCS_PATH, docsRouter());
   for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
   const [firstList] = registry.exposedOn(root.site.name);
+  const passwordChange = { accounts, tokens: services.tokens, bodyLimit: config.bodyLimit, sessionSecret: sessionHashSecret(config), logger };
+  // Fortify's `PUT /user/password`, and Django's password change form beside the browser login.
+  app.use(passwordUpdateRouter(passwordChange, browser));
   app.use(
     BROWSER_LOGIN_PATH,
     ...browser,
@@ -101,6 +105,7 @@ export function createApp(services: Services): App {
       defaultNext: firstList ? `/${firstList.exposure.path}/` : '/',
       logger,
     }),
+    passwordChangeRouter(passwordChange),
   );
   // The root site answers last: its 404 covers every path no other site claims.
   app.use(root.path, siteRouter(root.site, root.routes, logger, session));

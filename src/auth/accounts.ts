@@ -7,6 +7,7 @@ import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
 import type { PasswordGuard } from '../throttling.js';
 import type { PasswordHasher } from './hashers.js';
+import { brokenPasswordRules, type AccountWords, type BrokenRule } from './password-rules.js';
 
 /** The authenticated user as the rest of the framework sees it. */
 export interface AuthUser {
@@ -227,6 +228,44 @@ export class Accounts {
       }
       throw error;
     }
+  }
+
+  /**
+   * The account's own words a new password may not be too like: its
+   * username, email address and name, read through `value` (a row's field,
+   * or a form's value before it is saved).
+   */
+  accountWords(value: (field: string) => unknown): AccountWords {
+    const { usernameField, emailField, displayField } = this.contract;
+    const words: Record<string, string> = {};
+    for (const field of new Set([usernameField, emailField, displayField, 'first_name', 'last_name'])) {
+      if (!(field in this.users.declaration.fields)) continue;
+      const word = value(field);
+      if (typeof word === 'string' && word !== '') words[field] = word;
+    }
+    return words;
+  }
+
+  /**
+   * Every password rule (Django's default validators) a password a person
+   * chose breaks. Only where a person sets one (the CLI's prompts, the admin's
+   * form, a password change): `create` and `setPassword`, which tests, seeders
+   * and loaddata call, check none, as Django's create_user.
+   */
+  brokenPasswordRules(password: string, words: AccountWords): BrokenRule[] {
+    return brokenPasswordRules(password, words);
+  }
+
+  /** Adds a field error on `field` for each rule `password` breaks. */
+  checkPasswordRules(password: string, words: AccountWords, errors: FieldErrors, field = 'password'): void {
+    for (const { code, params } of this.brokenPasswordRules(password, words)) errors.add(field, code, params);
+  }
+
+  /** Stores a new password for `row`; any browser session keyed to the old hash ends (src/auth/sessions.ts). */
+  async replacePassword(row: Row, password: string): Promise<string> {
+    const hash = await this.hasher.make(password);
+    await row.update({ password: hash });
+    return hash;
   }
 
   /** Sets a new password; false when there is no such account. */

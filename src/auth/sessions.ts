@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import connectSessionSequelize from 'connect-session-sequelize';
 import session, { Store, type SessionData } from 'express-session';
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -6,6 +6,13 @@ import { DataTypes, type Sequelize } from 'sequelize';
 import { Passport } from 'passport';
 import type { Config } from '../config.js';
 import type { Accounts, AuthUser } from './accounts.js';
+
+declare module 'express-session' {
+  interface SessionData {
+    /** The session auth hash: a keyed digest of the account's password hash when the session was bound to it. */
+    authHash?: string;
+  }
+}
 
 declare global {
   namespace Express {
@@ -128,16 +135,63 @@ export function sessionMiddleware(config: Config, store: Store, cookie: SessionC
 }
 
 /**
- * Passport for the browser login: the session holds the account id; each
- * request loads the account again, so a deactivated or deleted account is
- * logged out at once.
+ * Django's session auth hash: an HMAC, with the server's secret key, of the
+ * account's stored password hash. A session keeps the digest of the hash it
+ * was opened with; when the password changes, the hash and its digest change,
+ * and every session bound to the old one ends.
  */
-export function browserPassport(accounts: Accounts): InstanceType<typeof Passport> {
+export function sessionAuthHash(secret: string, passwordHash: string): string {
+  return createHmac('sha256', secret).update(`session-auth-hash:${passwordHash}`, 'utf8').digest('hex');
+}
+
+function sameDigest(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Binds the request's session to the account's current password hash (after a login or the person's own password change). */
+export function bindSessionToPassword(req: Request, secret: string, passwordHash: string): void {
+  req.session.authHash = sessionAuthHash(secret, passwordHash);
+}
+
+/** The secret the session auth hash is keyed with: SECRET_KEY, else one for this process (sessions last as long anyway). */
+export function sessionHashSecret(config: Pick<Config, 'secretKey'>): string {
+  return config.secretKey ?? processSecret;
+}
+const processSecret = randomBytes(32).toString('hex');
+
+/**
+ * Passport for the browser login: the session holds the account id and the
+ * session auth hash; each request loads the account again, so a deactivated
+ * or deleted account, or one whose password changed since, is logged out at
+ * once. A session stored before the hash existed (none in it) is accepted
+ * once and given the current one: it ends at the next password change.
+ */
+export function browserPassport(accounts: Accounts, secret: string): InstanceType<typeof Passport> {
   const passport = new Passport();
-  passport.serializeUser<number>((user, done) => done(null, user.id));
-  passport.deserializeUser<number>((id, done) => {
-    accounts.findActiveById(id).then(
-      (user) => done(null, user ?? false),
+  passport.serializeUser<number>((req: Request, user: Express.User, done: (error: unknown, id?: number) => void) => {
+    accounts.findById(user.id, { withHidden: true }).then(
+      (row) => {
+        if (row) bindSessionToPassword(req, secret, String(row.get('password')));
+        done(null, user.id);
+      },
+      (error: unknown) => done(error),
+    );
+  });
+  passport.deserializeUser<number>((req: Request, id: number, done: (error: unknown, user?: Express.User | false) => void) => {
+    accounts.findById(id, { withHidden: true }).then(
+      (row) => {
+        if (!row || !row.get('is_active')) return done(null, false);
+        const current = sessionAuthHash(secret, String(row.get('password')));
+        const stored = req.session.authHash;
+        if (stored === undefined) req.session.authHash = current;
+        else if (!sameDigest(stored, current)) {
+          delete req.session.authHash;
+          return done(null, false);
+        }
+        done(null, accounts.toAuthUser(row));
+      },
       (error: unknown) => done(error),
     );
   });

@@ -1,0 +1,227 @@
+/**
+ * A logged-in person changes their own password: Laravel Fortify's
+ * `PUT /user/password` (JSON) and Django's `/api-auth/password_change/` form.
+ * Both check the current password, the confirmation and the password rules,
+ * then keep the current session logged in while every other one ends.
+ */
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Accounts } from '../auth/accounts.js';
+import { csrfToken, enforceCsrf } from '../auth/csrf.js';
+import type { AccessTokens } from '../auth/tokens.js';
+import { bindSessionToPassword } from '../auth/sessions.js';
+import { ApiError, asApiError, fieldErrorMessages, FieldErrors, ValidationError, type FieldError } from '../errors.js';
+import { chooseLanguage, translator, type Translate } from '../i18n.js';
+import type { Logger } from '../logger.js';
+import { requestData } from '../parsers.js';
+import { pageChrome, renderPage } from '../renderers.js';
+
+/** Fortify's path, at the root. */
+export const PASSWORD_UPDATE_PATH = '/user/password';
+
+export interface PasswordChangeOptions {
+  accounts: Accounts;
+  tokens: AccessTokens | null;
+  bodyLimit: number;
+  /** The key of the session auth hash (src/auth/sessions.ts). */
+  sessionSecret: string;
+  logger: Logger;
+}
+
+/** The three fields under each flow's own names. */
+interface ChangeFields {
+  current: string;
+  password: string;
+  confirmation: string;
+}
+
+/** What the field errors are called: Fortify's names, or Django's form's. */
+interface FieldNames {
+  current: string;
+  password: string;
+  confirmation: string;
+}
+
+const FORTIFY_FIELDS: FieldNames = { current: 'current_password', password: 'password', confirmation: 'password_confirmation' };
+const DJANGO_FIELDS: FieldNames = { current: 'old_password', password: 'new_password1', confirmation: 'new_password2' };
+
+function field(data: unknown, name: string): unknown {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  return Object.hasOwn(data, name) ? (data as Record<string, unknown>)[name] : undefined;
+}
+
+function text(data: unknown, name: string): string {
+  const value = field(data, name);
+  return typeof value === 'string' ? value : '';
+}
+
+/** Laravel's `boolean` rule's truthy values. */
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 'true' || value === 'on' || value === 'yes';
+}
+
+function refusal(key: string): FieldError {
+  return { code: 'refused', params: {}, key };
+}
+
+/**
+ * Checks the fields and, when all is well, stores the new password and binds
+ * this session to it. Returns the field errors, or null on success. Every
+ * other session of the account ends at its next request: its auth hash no
+ * longer matches.
+ */
+async function changeOwnPassword(options: PasswordChangeOptions, req: Request, fields: ChangeFields, names: FieldNames, messages: { current: string; mismatch: string }): Promise<ValidationError | null> {
+  const { accounts } = options;
+  const user = req.user;
+  const row = user ? await accounts.findById(user.id, { withHidden: true }) : null;
+  if (!row) throw new ApiError('not_authenticated');
+  const errors = new FieldErrors();
+  const collected: Record<string, FieldError[]> = {};
+  if (fields.current === '') errors.add(names.current, 'required');
+  // The current password is checked even when another field is wrong, as Fortify's validator does.
+  else if (!(await accounts.verify(row, fields.current))) (collected[names.current] ??= []).push(refusal(messages.current));
+  if (fields.password === '') errors.add(names.password, 'required');
+  else {
+    if (fields.password !== fields.confirmation) (collected[names.password] ??= []).push(refusal(messages.mismatch));
+    accounts.checkPasswordRules(fields.password, accounts.accountWords((name) => row.get(name)), errors, names.password);
+  }
+  try {
+    errors.throwIfAny();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    for (const [name, list] of Object.entries(error.fields)) (collected[name] ??= []).push(...list);
+  }
+  if (Object.keys(collected).length > 0) {
+    // In the order of the form's fields.
+    const ordered = Object.fromEntries([names.current, names.password, names.confirmation].filter((name) => name in collected).map((name) => [name, collected[name] ?? []]));
+    return new ValidationError(ordered);
+  }
+  const hash = await accounts.replacePassword(row, fields.password);
+  bindSessionToPassword(req, options.sessionSecret, hash);
+  await new Promise<void>((resolve, reject) => req.session.save((error?: unknown) => (error ? reject(error) : resolve())));
+  return null;
+}
+
+/** The token site's validation body: the first message (and how many more) and every field's messages. */
+function validationBody(t: Translate, error: ValidationError): Record<string, unknown> {
+  const fields = fieldErrorMessages(t, error);
+  const messages = fields.flatMap((entry) => entry.messages);
+  const [first = t(error.messageKey)] = messages;
+  const more = messages.length - 1;
+  return {
+    message: more > 0 ? t('errors.validation_more', { message: first, count: more }) : first,
+    errors: Object.fromEntries(fields.map(({ field: name, messages: list }) => [name, list])),
+  };
+}
+
+/** Fortify's answers are in English unless the client asks otherwise, as the token site's. */
+function jsonTranslator(req: Request): Translate {
+  return translator(chooseLanguage(req.headers['accept-language'], 'en'), ['token', 'common']);
+}
+
+/** Laravel's statuses: a CSRF mismatch is 419; a failed validation 422. */
+function jsonStatus(error: ApiError): number {
+  if (error.code === 'csrf_failed') return 419;
+  if (error.code === 'validation_failed') return 422;
+  return error.status;
+}
+
+/**
+ * `PUT /user/password`, Fortify's UpdateUserPassword: session-authenticated,
+ * CSRF-checked (before the login, as Laravel's web middleware), answers 200
+ * with `{}`, or 422 with the field errors. `revoke_tokens` (truthy) revokes
+ * the account's API tokens too; otherwise they stay.
+ */
+export function passwordUpdateRouter(options: PasswordChangeOptions, session: RequestHandler[]): Router {
+  const router = express.Router({ caseSensitive: true, strict: false });
+  router.put(PASSWORD_UPDATE_PATH, ...session, async (req: Request, res: Response) => {
+    const t = jsonTranslator(req);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Vary', 'Accept-Language, Cookie');
+    try {
+      await enforceCsrf(req, options.bodyLimit);
+      if (!req.user) throw new ApiError('not_authenticated');
+      const data = await requestData(req, options.bodyLimit);
+      const fields = { current: text(data, 'current_password'), password: text(data, 'password'), confirmation: text(data, 'password_confirmation') };
+      const invalid = await changeOwnPassword(options, req, fields, FORTIFY_FIELDS, {
+        current: 'password_change.current_password',
+        mismatch: 'password_change.confirmation',
+      });
+      if (invalid) return void res.status(422).json(validationBody(t, invalid));
+      if (truthy(field(data, 'revoke_tokens')) && options.tokens) await options.tokens.revokeOthers(req.user, null);
+      res.status(200).json({});
+    } catch (error) {
+      const apiError = asApiError(error);
+      if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'password update failed');
+      for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+      res.status(jsonStatus(apiError)).json({ message: t(apiError.messageKey, apiError.params) });
+    }
+  });
+  return router;
+}
+
+function pageTranslator(req: Request): { t: Translate; language: 'ja' | 'en' } {
+  const language = chooseLanguage(req.headers['accept-language'], 'ja');
+  return { t: translator(language, ['paginated', 'common']), language };
+}
+
+function sendPage(req: Request, res: Response, status: number, template: string, data: Record<string, unknown>): void {
+  const { t, language } = pageTranslator(req);
+  res.status(status);
+  res.setHeader('Vary', 'Accept-Language, Cookie');
+  res.setHeader('Cache-Control', 'no-store');
+  res.type('html').send(renderPage(template, { t, language, ...pageChrome(req, req.user ?? null), ...data }));
+}
+
+/** The form again, with each field's messages. */
+function formPage(req: Request, res: Response, status: number, invalid: ValidationError | null): void {
+  const { t } = pageTranslator(req);
+  const errors = Object.fromEntries((invalid ? fieldErrorMessages(t, invalid) : []).map(({ field: name, messages }) => [name, messages]));
+  sendPage(req, res, status, 'password-change', { action: `${req.baseUrl}/password_change/`, csrfToken: csrfToken(req), errors });
+}
+
+/**
+ * `/api-auth/password_change/` and `/api-auth/password_change/done/`,
+ * Django's PasswordChangeView: a form (current, new, again) with a CSRF
+ * token; a visitor who is not logged in goes to the login first, and comes back.
+ */
+export function passwordChangeRouter(options: PasswordChangeOptions): Router {
+  const router = express.Router({ caseSensitive: true, strict: false });
+  const loginFirst: RequestHandler = (req, res, next) => {
+    if (req.user) return next();
+    res.redirect(302, `${req.baseUrl}/login/?next=${encodeURIComponent(req.originalUrl)}`);
+  };
+
+  router.get('/password_change', loginFirst, (req, res) => formPage(req, res, 200, null));
+
+  router.post('/password_change', async (req, res, next: NextFunction) => {
+    try {
+      await enforceCsrf(req, options.bodyLimit);
+      if (!req.user) return loginFirst(req, res, next);
+      const data = await requestData(req, options.bodyLimit);
+      const fields = { current: text(data, 'old_password'), password: text(data, 'new_password1'), confirmation: text(data, 'new_password2') };
+      const invalid = await changeOwnPassword(options, req, fields, DJANGO_FIELDS, {
+        current: 'password_change.old_password_incorrect',
+        mismatch: 'password_change.mismatch',
+      });
+      if (invalid) return formPage(req, res, 200, invalid);
+      res.redirect(302, `${req.baseUrl}/password_change/done/`);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  router.get('/password_change/done', loginFirst, (req, res) => sendPage(req, res, 200, 'password-change-done', {}));
+
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = asApiError(error);
+    if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'password change failed');
+    const { t } = pageTranslator(req);
+    sendPage(req, res, apiError.status, 'error', {
+      status: apiError.status,
+      statusText: t(`page.status.${apiError.status}`),
+      message: t(apiError.messageKey, apiError.params),
+      trace: [],
+    });
+  });
+  return router;
+}
