@@ -27,7 +27,12 @@ export class AccountPolicy implements AdminPolicy {
     const password = input[PASSWORD_PROPERTY];
     const typed = typeof password === 'string' && password !== '';
     if (typed && password.trim() !== '') {
-      values.password = await this.accounts.hasher.make(password);
+      // The form's names where it changes them, else the account's: a password may not be too like either.
+      const words = this.accounts.accountWords((field) => (field in values ? values[field] : context.row?.get(field)));
+      const [broken] = this.accounts.brokenPasswordRules(password, words);
+      // One message a field: the first rule broken (the admin's refusals carry no parameters).
+      if (broken) refusals[PASSWORD_PROPERTY] = `accounts.${broken.code}`;
+      else values.password = await this.accounts.hasher.make(password);
     } else if (typed) {
       refusals[PASSWORD_PROPERTY] = 'accounts.password_blank';
     } else if (context.row === null) {

@@ -140,6 +140,16 @@ describe('the admin resources', () => {
       await request(t.app).get('/comments/').auth('keeper', 'changed-password').expect(200);
     });
 
+    test("a password typed on a user's edit must keep the password rules: a common one is refused and the old one stays", async () => {
+      await t.createUser('ruled');
+      const id = await userId(t, 'ruled');
+      const common = await submit(staffer, `users/records/${id}/edit`, { password: 'password123' });
+      expect(common.body.record.errors.password.message).toBe('This password is too common.');
+      const similar = await submit(staffer, `users/records/${id}/edit`, { username: 'marmaduke', password: 'marmaduke1' });
+      expect(similar.body.record.errors.password.message).toBe('The password is too similar to the username, email address or name.');
+      await request(t.app).get('/comments/').auth('ruled', 'ruled-password').expect(200);
+    });
+
     test('the list filters by staff and active and searches usernames, emails and names', async () => {
       const staff = await staffer.get('/admin/api/resources/users/actions/list?filters.is_staff=true&perPage=100');
       const usernames = staff.body.records.map((record: { params: { username: string } }) => record.params.username);
