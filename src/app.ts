@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
-import { csrfCookieEndpoint, tokenRoutes, tokenSite } from './sites/token.js';
+import { csrfCookieEndpoint, TOKEN_SITE, tokenRoutes, tokenSite } from './sites/token.js';
 import { siteRouter, type SiteMount } from './routers.js';
 import { docsRouter, DOCS_PATH } from './docs/router.js';
 import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
@@ -9,6 +9,7 @@ import type { DescriptionSources } from './openapi/document.js';
 import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionHashSecret, sessionMiddleware } from './auth/sessions.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import { passwordChangeRouter, passwordUpdateRouter } from './sites/password-change.js';
+import { fortifyRouter } from './sites/fortify.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
@@ -107,6 +108,22 @@ export function createApp(services: Services): App {
     }),
     passwordChangeRouter(passwordChange),
   );
+  // Laravel Fortify's `POST /login` and `POST /logout` for SPAs, in the token site's words (none without it).
+  const token = mounts.find((mount) => mount.site.name === TOKEN_SITE);
+  if (token) {
+    app.use(
+      fortifyRouter({
+        site: token.site,
+        accounts,
+        loginThrottle: throttles.login,
+        bodyLimit: config.bodyLimit,
+        sessionCookieAge: config.sessionCookieAge,
+        session: browser,
+        loginPage: `${BROWSER_LOGIN_PATH}/login/`,
+        logger,
+      }),
+    );
+  }
   // The root site answers last: its 404 covers every path no other site claims.
   app.use(root.path, siteRouter(root.site, root.routes, logger, session));
   return Object.assign(app, { warm: async () => void (await admin.load()) });
