@@ -33,7 +33,7 @@ export function siteMounts(services: Services): SiteMount[] {
     // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
     mounts.push({ site: token, path: '/sanctum', routes: [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }] });
   }
-  const paginated = paginatedSite(config, accounts, throttles);
+  const paginated = paginatedSite(config, accounts, throttles, tokens);
   mounts.push({ site: paginated, path: paginated.mountPath, routes: paginatedRoutes(paginated, registry, config.bodyLimit) });
   return mounts;
 }

@@ -5,7 +5,7 @@ import type { Authenticated, Authenticator, RequestContext } from './contracts.j
 import { enforceCsrf } from './auth/csrf.js';
 import { SESSION_COOKIE } from './auth/sessions.js';
 import type { DescribedScheme } from './openapi/types.js';
-import { ApiError } from './errors.js';
+import { ApiError, type ErrorCode } from './errors.js';
 import type { LoginThrottle } from './throttling.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -75,6 +75,45 @@ export class BearerAuthentication implements Authenticator {
     const { scheme, values } = authorization(req);
     if (scheme !== 'bearer' || values.length !== 1) return null;
     return this.tokens.authenticate(values[0] ?? '');
+  }
+}
+
+/** White space as Python's `bytes.split()` knows it: DRF splits the header so, and no other character. */
+const ASCII_WHITE_SPACE = /[ \t\n\r\v\f]+/;
+
+/**
+ * `Authorization: Token <key>`, as Django REST Framework's TokenAuthentication:
+ * the keyword in any letter case, then one key of 40 hexadecimal digits (a DRF
+ * key that loaddata brought over, kept as its SHA-256 only). Unlike a bearer
+ * token, a key that does not check out fails the request with DRF's own
+ * messages and the `Token` challenge.
+ */
+export class TokenAuthentication implements Authenticator {
+  readonly challenge = 'Token';
+  readonly described: DescribedScheme = { name: 'tokenAuth', scheme: { type: 'apiKey', in: 'header', name: 'Authorization' } };
+
+  constructor(private readonly tokens: AccessTokens) {}
+
+  private refuse(code: ErrorCode): never {
+    throw new ApiError(code, {}, { 'WWW-Authenticate': this.challenge });
+  }
+
+  async authenticate(req: Request): Promise<Authenticated | null> {
+    const [keyword, ...values] = (req.headers.authorization ?? '').split(ASCII_WHITE_SPACE).filter((part) => part !== '');
+    if (keyword?.toLowerCase() !== 'token') return null;
+    if (values.length === 0) this.refuse('token_header_no_credentials');
+    if (values.length > 1) this.refuse('token_header_spaces');
+    const key = values[0] ?? '';
+    try {
+      // Node reads header bytes as Latin-1; DRF decodes them as UTF-8.
+      utf8.decode(Buffer.from(key, 'latin1'));
+    } catch {
+      this.refuse('token_header_encoding');
+    }
+    const found = await this.tokens.authenticateKey(key);
+    if (found === 'invalid') this.refuse('invalid_token');
+    if (found === 'inactive') this.refuse('user_inactive');
+    return found;
   }
 }
 

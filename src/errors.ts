@@ -11,6 +11,12 @@ export const ERRORS = {
   basic_header_no_credentials: { status: 401, key: 'errors.basic_header_no_credentials' },
   basic_header_spaces: { status: 401, key: 'errors.basic_header_spaces' },
   basic_header_encoding: { status: 401, key: 'errors.basic_header_encoding' },
+  // Django REST Framework's TokenAuthentication (`Authorization: Token <key>`).
+  token_header_no_credentials: { status: 401, key: 'errors.token_header_no_credentials' },
+  token_header_spaces: { status: 401, key: 'errors.token_header_spaces' },
+  token_header_encoding: { status: 401, key: 'errors.token_header_encoding' },
+  invalid_token: { status: 401, key: 'errors.invalid_token' },
+  user_inactive: { status: 401, key: 'errors.user_inactive' },
   login_failed: { status: 404, key: 'errors.login_failed' },
   permission_denied: { status: 403, key: 'errors.permission_denied' },
   csrf_failed: { status: 403, key: 'errors.csrf_failed' },

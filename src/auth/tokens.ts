@@ -34,9 +34,20 @@ export interface TokenOptions {
   expirationMinutes: number | null;
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+/** What the token column holds for a secret (a Sanctum secret, a DRF key): its SHA-256, in lower-case hex. */
+export function tokenHash(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
+
+/** Django REST Framework's keys: 40 hexadecimal digits (`binascii.hexlify(os.urandom(20))`). */
+const DRF_KEY = /^[0-9a-fA-F]{40}$/;
+
+export function isDrfKey(key: string): boolean {
+  return DRF_KEY.test(key);
+}
+
+/** Why a DRF key was refused: DRF tells the two apart ("Invalid token." and "User inactive or deleted."). */
+export type KeyRefusal = 'invalid' | 'inactive';
 
 function randomSecret(): string {
   let secret = '';
@@ -52,7 +63,8 @@ function sameHash(a: string, b: unknown): boolean {
 /**
  * Personal access tokens as Laravel Sanctum keeps them: the client holds
  * `<id>|<secret>`, the database only the SHA-256 of the secret. Every token of
- * a user stays valid until revoked or expired.
+ * a user stays valid until revoked or expired. Django REST Framework keys
+ * brought over by loaddata live in the same table, also as their SHA-256 only.
  */
 export class AccessTokens {
   private readonly userField: string;
@@ -96,7 +108,7 @@ export class AccessTokens {
     const row = await this.tokens.model.create({
       [this.userField]: user.id,
       name,
-      token: sha256(secret),
+      token: tokenHash(secret),
       abilities: JSON.stringify(abilities),
       expires_at: expiresAt,
     });
@@ -131,12 +143,27 @@ export class AccessTokens {
    * wrong secret, revoked, expired, or an inactive account.
    */
   async authenticate(bearer: string): Promise<{ user: AuthUser; token: AccessToken } | null> {
-    const row = await this.find(bearer);
-    if (!row) return null;
+    const admitted = await this.admit(await this.find(bearer));
+    return typeof admitted === 'string' ? null : admitted;
+  }
+
+  /**
+   * The user and token of a Django REST Framework key (`Authorization: Token
+   * <key>`), looked up by its SHA-256 as any secret; else why not: an unknown,
+   * malformed or expired key is invalid, an inactive account inactive.
+   */
+  async authenticateKey(key: string): Promise<{ user: AuthUser; token: AccessToken } | KeyRefusal> {
+    if (!isDrfKey(key)) return 'invalid';
+    return this.admit(await this.withHash.findOne({ where: { token: tokenHash(key) }, include: [{ association: this.userAlias }] }));
+  }
+
+  /** A found token row, unless expired or its account inactive (or gone); last_used_at is updated. */
+  private async admit(row: Row | null): Promise<{ user: AuthUser; token: AccessToken } | KeyRefusal> {
+    if (!row) return 'invalid';
     const now = clock().now();
-    if (this.expired(row, now)) return null;
+    if (this.expired(row, now)) return 'invalid';
     const owner = row.get(this.userAlias) as Row | null;
-    if (!owner || !owner.get('is_active')) return null;
+    if (!owner || !owner.get('is_active')) return 'inactive';
     await this.touch(row, now);
     return {
       user: this.accounts.toAuthUser(owner),
@@ -151,13 +178,13 @@ export class AccessTokens {
     const include = [{ association: this.userAlias }];
     const separator = bearer.indexOf('|');
     if (separator < 0) {
-      return model.findOne({ where: { token: sha256(bearer) }, include });
+      return model.findOne({ where: { token: tokenHash(bearer) }, include });
     }
     const id = parsePk(bearer.slice(0, separator));
     const secret = bearer.slice(separator + 1);
     if (id === null || secret === '') return null;
     const row = await model.findByPk(id, { include });
-    return row && sameHash(sha256(secret), row.get('token')) ? row : null;
+    return row && sameHash(tokenHash(secret), row.get('token')) ? row : null;
   }
 
   /** Expired by the global lifetime (counted from created_at, whenever the setting was made) or by its own expires_at. */

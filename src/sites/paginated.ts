@@ -1,6 +1,7 @@
 import type { Accounts } from '../auth/accounts.js';
 import { basicPasswordCheck } from '../auth/credential-cache.js';
-import { BasicAuthentication, SessionAuthentication } from '../authentication.js';
+import type { AccessTokens } from '../auth/tokens.js';
+import { BasicAuthentication, SessionAuthentication, TokenAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
 import { requestUrl } from '../context.js';
 import { fieldErrorMessages, ValidationError, type ApiError, type ErrorCode } from '../errors.js';
@@ -70,21 +71,24 @@ function paginatedDocs(formatTimestamp: (date: Date) => string): SiteDocs {
 }
 
 /**
- * The Django-REST-Framework-style site at the root: HTTP Basic, paginated
- * lists, `{"detail": …}` errors, JSON or the browsable page, Japanese first.
+ * The Django-REST-Framework-style site at the root: HTTP Basic (and DRF's
+ * `Token` keys when the application keeps tokens), paginated lists,
+ * `{"detail": …}` errors, JSON or the browsable page, Japanese first.
  */
-export function paginatedSite(config: Config, accounts: Accounts, throttles: Throttles): Site {
+export function paginatedSite(config: Config, accounts: Accounts, throttles: Throttles, tokens: AccessTokens | null = null): Site {
   const passwords = basicPasswordCheck(accounts, { ttlSeconds: config.basicAuthCacheSeconds, maxEntries: BASIC_AUTH_CACHE_ENTRIES });
   const basic = new BasicAuthentication(passwords, throttles.login, 'api');
   // Django REST Framework's default order: the browser session first, so that a stale Basic header is never tried.
   const session = new SessionAuthentication(config.bodyLimit);
+  // After the two, as a DRF project adds TokenAuthentication to its defaults.
+  const keys = tokens ? [new TokenAuthentication(tokens)] : [];
   const formatTimestamp = zonedTimestampFormatter(config.timeZone);
   return {
     name: PAGINATED_SITE,
     mountPath: '/',
     namespaces: ['paginated', 'common'],
     defaultLanguage: 'ja',
-    authenticators: [session, basic],
+    authenticators: [session, basic, ...keys],
     throttle: throttles.requests,
     renderers: [jsonRenderer, htmlRenderer],
     pagination: pagination(new CursorCodec(config.secretKey, PAGINATED_SITE)),
@@ -103,7 +107,8 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
       // A browser asking for the page gets 403 for missing credentials, so that it shows no password pop-up.
       const browser = BROWSER_STATUS[error.code];
       if (browser !== undefined && ctx.renderer === htmlRenderer) status = browser;
-      else if (status === 401) headers['WWW-Authenticate'] = basic.challenge;
+      // A refused `Token` key brings its own challenge; every other 401 asks for Basic.
+      else if (status === 401) headers['WWW-Authenticate'] ??= basic.challenge;
       return { status, headers, data: errorBody(ctx.t, error) };
     },
     docs: paginatedDocs(formatTimestamp),

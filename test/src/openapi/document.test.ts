@@ -113,7 +113,8 @@ describe('the OpenAPI description', () => {
     expect(components.securitySchemes.basicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
     expect(components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey' });
-    expect(paths['/comments/']?.get?.security).toEqual([{ sessionCookie: [] }, { basicAuth: [] }]);
+    expect(components.securitySchemes.tokenAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(paths['/comments/']?.get?.security).toEqual([{ sessionCookie: [] }, { basicAuth: [] }, { tokenAuth: [] }]);
     expect(paths['/api/comments']?.post?.security).toEqual([{ sessionCookie: [] }, { bearerAuth: [] }]);
     expect(paths['/api/login']?.post?.security).toBeUndefined();
   });
