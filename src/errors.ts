@@ -77,17 +77,17 @@ export const FIELD_ERRORS = {
   incorrect_type: 'validation.incorrect_type',
   does_not_exist: 'validation.does_not_exist',
   not_a_list: 'validation.not_a_list',
+  // A new password that breaks one of the password rules (src/auth/password-rules.ts, Django's validators).
+  password_too_short: 'validation.password_too_short',
+  password_too_similar: 'validation.password_too_similar',
+  password_too_common: 'validation.password_too_common',
+  password_entirely_numeric: 'validation.password_entirely_numeric',
   // A declaration's hook or action refused the write; its message is the resource's own (FieldError.key).
   refused: 'validation.refused',
 } as const satisfies Record<string, string>;
 
 export type FieldErrorCode = keyof typeof FIELD_ERRORS;
 export type MessageParams = Record<string, string | number>;
-  // A new password that breaks one of the password rules (src/auth/password-rules.ts, Django's validators).
-  password_too_short: 'validation.password_too_short',
-  password_too_similar: 'validation.password_too_similar',
-  password_too_common: 'validation.password_too_common',
-  password_entirely_numeric: 'validation.password_entirely_numeric',
 
 export class ApiError extends Error {
   /** `cause`: the unexpected error behind a server_error, shown only in debug output and logs. */
