@@ -246,6 +246,18 @@ export class Accounts {
     return words;
   }
 
+  /** The words of an account not stored yet (or about to be renamed): its username, email address and name. */
+  newAccountWords(account: Pick<NewAccount, 'username' | 'email' | 'name'>): AccountWords {
+    const { usernameField, emailField, displayField } = this.contract;
+    const given: Record<string, string | undefined> = { [usernameField]: account.username, [emailField]: account.email, [displayField]: account.name };
+    return this.accountWords((field) => given[field]);
+  }
+
+  /** The user model's field that holds the username or the email address (what a ValidationError names). */
+  identifierField(identifier: Identifier): string {
+    return identifier === 'username' ? this.contract.usernameField : this.contract.emailField;
+  }
+
   /**
    * Every password rule (Django's default validators) a password a person
    * chose breaks. Only where a person sets one (the CLI's prompts, the admin's

@@ -1,5 +1,6 @@
-import type { AuthUser } from '../auth/accounts.js';
-import { fieldErrorMessages, ValidationError } from '../errors.js';
+import type { AuthUser, Identifier } from '../auth/accounts.js';
+import type { AccountWords } from '../auth/password-rules.js';
+import { FIELD_ERRORS, fieldErrorMessages, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Services } from '../services.js';
 import { readAll, type CliIO } from './io.js';
@@ -34,8 +35,52 @@ async function answer(io: CliIO, t: Translate, given: string | undefined, option
   return io.prompter.text(t(label));
 }
 
-/** A password from the flag, standard input, or typed twice at the terminal. */
-export async function obtainPassword(io: CliIO, t: Translate, options: AccountOptions): Promise<string> {
+/** Django's changepassword gives up after this many refused passwords. */
+const CHANGE_PASSWORD_TRIES = 3;
+
+interface PasswordChoice {
+  /** The account's own words the password may not be too like. */
+  words: AccountWords;
+  /** createuser's and createsuperuser's way: a refused password may be kept anyway, if the person says so. */
+  mayBypass: boolean;
+  /** How many refused passwords end the command (none: ask until one is taken). */
+  tries?: number;
+}
+
+/** What is wrong with a typed password: blank, or the rules it breaks; no lines when it is fine. */
+function passwordProblems(t: Translate, password: string, words: AccountWords, services: Services): string[] {
+  if (password.trim() === '') return [t('user.field_error', { label: t('prompt.password'), message: t(FIELD_ERRORS.blank, { label: t('prompt.password') }) })];
+  return services.accounts
+    .brokenPasswordRules(password, words)
+    .map(({ code, params }) => t(FIELD_ERRORS[code], { label: t('prompt.password'), attribute: 'password', ...params }));
+}
+
+/**
+ * A password typed twice at the terminal, as Django's createsuperuser and
+ * changepassword ask: two that differ, a blank one or one that breaks the
+ * password rules is asked for again (createuser may keep one that breaks the
+ * rules, if the person says so).
+ */
+async function typedPassword(services: Services, io: CliIO, t: Translate, choice: PasswordChoice): Promise<string> {
+  const say = (lines: string[]): void => void io.stderr.write(`${lines.join('\n')}\n`);
+  for (let attempt = 1; ; attempt += 1) {
+    const first = await io.prompter.secret(t('prompt.password'));
+    const second = await io.prompter.secret(t('prompt.password_again'));
+    const problems = first !== second ? [t('user.passwords_mismatch')] : passwordProblems(t, first, choice.words, services);
+    if (problems.length === 0) return first;
+    say(problems);
+    const blank = first === second && first.trim() === '';
+    const rulesOnly = first === second && !blank;
+    if (rulesOnly && choice.mayBypass && (await io.prompter.confirm(t('user.bypass_validation')))) return first;
+    if (choice.tries !== undefined && attempt >= choice.tries) throw new CommandFailed([t('user.too_many_attempts')]);
+  }
+}
+
+/**
+ * A password from the flag or standard input, taken as given (Django's
+ * `--noinput` validates nothing either), or typed at the terminal (see typedPassword).
+ */
+export async function obtainPassword(services: Services, io: CliIO, t: Translate, options: AccountOptions, choice: PasswordChoice): Promise<string> {
   if (options.password !== undefined) return options.password;
   if (options.passwordStdin) {
     const password = await readAll(io.stdin);
@@ -43,34 +88,52 @@ export async function obtainPassword(io: CliIO, t: Translate, options: AccountOp
     return password;
   }
   if (!io.interactive) throw new CommandFailed([t('user.missing_option', { option: '--password / --password-stdin' })]);
-  const first = await io.prompter.secret(t('prompt.password'));
-  const second = await io.prompter.secret(t('prompt.password_again'));
-  if (first !== second) throw new CommandFailed([t('user.passwords_differ')]);
-  return first;
+  return typedPassword(services, io, t, choice);
 }
 
-/** createuser and createsuperuser: asks for what the flags left out, then creates the account. */
+/** The prompted fields (username, email) a refusal names; null when it names one that was given by a flag, or another field. */
+function fieldsToAskAgain(services: Services, error: ValidationError, prompted: readonly Identifier[]): Identifier[] | null {
+  const named = Object.keys(error.fields);
+  const again = prompted.filter((identifier) => named.includes(services.accounts.identifierField(identifier)));
+  return again.length === named.length ? again : null;
+}
+
+const PROMPTS: Record<Identifier, string> = { username: 'prompt.username', email: 'prompt.email' };
+
+/**
+ * createuser and createsuperuser: asks for what the flags left out, then
+ * creates the account. A username or email address typed at a prompt that
+ * is refused (taken, malformed) is asked for again, as Django's createsuperuser.
+ */
 export async function createAccount(
   services: Services,
   io: CliIO,
   t: Translate,
   options: AccountOptions,
 ): Promise<AuthUser> {
-  const username = await answer(io, t, options.username, '--username', 'prompt.username');
-  const email = await answer(io, t, options.email, '--email', 'prompt.email');
-  const password = await obtainPassword(io, t, options);
-  try {
-    return await services.accounts.create({
-      username,
-      email,
-      name: options.name,
-      password,
-      isStaff: Boolean(options.staff || options.superuser),
-      isSuperuser: Boolean(options.superuser),
-    });
-  } catch (error) {
-    if (error instanceof ValidationError) throw new CommandFailed(validationLines(t, error));
-    throw error;
+  const given: Record<Identifier, string> = {
+    username: await answer(io, t, options.username, '--username', 'prompt.username'),
+    email: await answer(io, t, options.email, '--email', 'prompt.email'),
+  };
+  const prompted = (['username', 'email'] as const).filter((identifier) => options[identifier] === undefined);
+  const words = services.accounts.newAccountWords({ ...given, name: options.name });
+  const password = await obtainPassword(services, io, t, options, { words, mayBypass: true });
+  for (;;) {
+    try {
+      return await services.accounts.create({
+        ...given,
+        name: options.name,
+        password,
+        isStaff: Boolean(options.staff || options.superuser),
+        isSuperuser: Boolean(options.superuser),
+      });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const again = fieldsToAskAgain(services, error, prompted);
+      if (!again) throw new CommandFailed(validationLines(t, error));
+      io.stderr.write(`${validationLines(t, error).join('\n')}\n`);
+      for (const identifier of again) given[identifier] = await io.prompter.text(t(PROMPTS[identifier]));
+    }
   }
 }
 
@@ -81,10 +144,10 @@ export async function changePassword(
   username: string,
   options: AccountOptions,
 ): Promise<void> {
-  if (!(await services.accounts.findByUsername(username))) {
-    throw new CommandFailed([t('user.not_found', { username })]);
-  }
-  const password = await obtainPassword(io, t, options);
+  const row = await services.accounts.findByUsername(username);
+  if (!row) throw new CommandFailed([t('user.not_found', { username })]);
+  const words = services.accounts.accountWords((field) => row.get(field));
+  const password = await obtainPassword(services, io, t, options, { words, mayBypass: false, tries: CHANGE_PASSWORD_TRIES });
   try {
     await services.accounts.setPassword(username, password);
   } catch (error) {

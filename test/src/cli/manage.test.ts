@@ -178,30 +178,78 @@ describe('npm run manage', () => {
       expect(await login('root', 'pw')).toMatchObject({ isStaff: true, isSuperuser: true });
     });
 
+    // A password typed at the prompts keeps the password rules: 'secret', which this test typed before them, is short and common.
     test('asks for what the options leave out, the password twice', async () => {
-      const run = await cli(['createsuperuser'], { env: env(), answers: ['root', 'root@example.com', 'secret', 'secret'] });
+      const run = await cli(['createsuperuser'], { env: env(), answers: ['root', 'root@example.com', 'amber-orchard-71', 'amber-orchard-71'] });
       expect(run.status).toBe(0);
       expect(run.asked).toEqual(['Username', 'Email address', 'Password', 'Password (again)']);
-      expect(await login('root', 'secret')).toMatchObject({ isSuperuser: true });
+      expect(await login('root', 'amber-orchard-71')).toMatchObject({ isSuperuser: true });
     });
 
-    test('two different passwords at the prompts: status 1, nothing written', async () => {
+    test('two different passwords at the prompts are refused, and the password is asked for again', async () => {
       const run = await cli(['createsuperuser', '--username', 'root', '--email', 'r@example.com'], {
         env: env(),
-        answers: ['one', 'two'],
+        answers: ['amber-orchard-71', 'amber-orchard-72', 'amber-orchard-71', 'amber-orchard-71'],
       });
-      expect(run).toMatchObject({ status: 1, stderr: 'Error: the two passwords differ.\n' });
-      expect(await userCount()).toBe(0);
+      expect(run).toMatchObject({ status: 0, stderr: "Error: Your passwords didn't match.\n" });
+      expect(run.asked).toEqual(['Password', 'Password (again)', 'Password', 'Password (again)']);
+      expect(await login('root', 'amber-orchard-71')).not.toBeNull();
+    });
+
+    test('a password that breaks the rules prints why and asks whether to bypass them: yes creates the user', async () => {
+      const run = await cli(['createsuperuser', '--username', 'root', '--email', 'r@example.com'], { env: env(), answers: ['1234', '1234', 'y'] });
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('This password is too short. It must contain at least 8 characters.\nThis password is too common.\nThis password is entirely numeric.\n');
+      expect(run.asked).toEqual(['Password', 'Password (again)', 'Bypass password validation and create user anyway?']);
+      expect(await login('root', '1234')).not.toBeNull();
+    });
+
+    test('answering no to the bypass question asks for the password again', async () => {
+      const run = await cli(['createsuperuser', '--username', 'root', '--email', 'r@example.com'], {
+        env: env(),
+        answers: ['password', 'password', 'n', 'amber-orchard-71', 'amber-orchard-71'],
+      });
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('This password is too common.\n');
+      expect(await login('root', 'password')).toBeNull();
+      expect(await login('root', 'amber-orchard-71')).not.toBeNull();
+    });
+
+    test('a password too like the username typed at the prompt is refused as well', async () => {
+      const run = await cli(['createsuperuser', '--username', 'marmaduke', '--email', 'm@example.com'], { env: env(), answers: ['marmaduke1', 'marmaduke1', 'n', 'amber-orchard-71', 'amber-orchard-71'] });
+      expect(run.stderr).toBe('The password is too similar to the username.\n');
+      expect(run.status).toBe(0);
+    });
+
+    test('a refused email address typed at the prompt is asked for again, and the password kept', async () => {
+      const run = await cli(['createsuperuser', '--username', 'root'], {
+        env: env(),
+        answers: ['not-an-email', 'amber-orchard-71', 'amber-orchard-71', 'root@example.com'],
+      });
+      expect(run).toMatchObject({ status: 0, stderr: 'Error: Email address: Enter a valid email address.\n' });
+      expect(run.asked).toEqual(['Email address', 'Password', 'Password (again)', 'Email address']);
+      expect(await withServices((s) => s.accounts.findByEmail('root@example.com'))).not.toBeNull();
     });
   });
 
   describe('changepassword', () => {
+    // The typed password keeps the password rules ('new', which this test typed before them, is too short).
     test('sets a new password; the old one stops working', async () => {
       await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'old'], { env: env() });
-      const run = await cli(['changepassword', 'alice'], { env: env(), answers: ['new', 'new'] });
+      const run = await cli(['changepassword', 'alice'], { env: env(), answers: ['amber-orchard-71', 'amber-orchard-71'] });
       expect(run).toMatchObject({ status: 0, stdout: 'Password changed for user "alice".\n' });
-      expect(await login('alice', 'new')).not.toBeNull();
+      expect(await login('alice', 'amber-orchard-71')).not.toBeNull();
       expect(await login('alice', 'old')).toBeNull();
+    });
+
+    test('a typed password that breaks the rules or differs is asked for again, three times at most', async () => {
+      await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'old'], { env: env() });
+      const run = await cli(['changepassword', 'alice'], { env: env(), answers: ['kX9#q', 'kX9#q', 'amber-orchard-71', 'other', 'qwertyuiop', 'qwertyuiop'] });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(
+        "This password is too short. It must contain at least 8 characters.\nError: Your passwords didn't match.\nThis password is too common.\nAborting: too many attempts, the password was not changed.\n",
+      );
+      expect(await login('alice', 'old')).not.toBeNull();
     });
 
     test('reads the new password from standard input', async () => {
@@ -215,8 +263,10 @@ describe('npm run manage', () => {
       await cli(['createuser', '--username', 'alice', '--email', 'alice@example.com', '--password', 'old'], { env: env() });
       const unknown = await cli(['changepassword', 'nobody'], { env: env(), answers: ['x', 'x'] });
       expect(unknown).toMatchObject({ status: 1, stderr: 'Error: user "nobody" does not exist.\n' });
-      const empty = await cli(['changepassword', 'alice'], { env: env(), answers: ['', ''] });
-      expect(empty).toMatchObject({ status: 1, stderr: 'Error: Password: This field may not be blank.\n' });
+      // A blank typed password is asked for again, as any refused one: three blank ones end the command.
+      const empty = await cli(['changepassword', 'alice'], { env: env(), answers: ['', '', '', '', '', ''] });
+      expect(empty.status).toBe(1);
+      expect(empty.stderr).toBe(`${'Error: Password: This field may not be blank.\n'.repeat(3)}Aborting: too many attempts, the password was not changed.\n`);
       expect(await login('alice', 'old')).not.toBeNull();
     });
   });
