@@ -1,6 +1,6 @@
 /**
  * `POST /login` and `POST /logout` at the root, as Laravel Fortify answers a
- * single-page app: the SPA fetches `/sanctum/csrf-cookie`, posts its
+ * single-page app: the SPA fetches `/sanctum/csrf-cookie`, sends its
  * credentials with `X-XSRF-TOKEN`, and its browser session then
  * authenticates `/api` (Sanctum's first-party clients). JSON clients get
  * Fortify's bodies in the token site's words; a plain form post is redirected.

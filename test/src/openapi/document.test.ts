@@ -14,6 +14,8 @@ interface Layer {
 
 /** Pages for people, not API routes: the admin, the browser login, the docs page and its files. */
 const PAGES = ['/admin', '/api-auth', '/docs', '/static'];
+/** Fortify's browser-session routes (SPA login and logout, password change): as in Laravel, pages of the session, not of an API. */
+const SESSION_ROUTES = ['/login', '/logout', '/user/password'];
 
 /** Every route path the app's routers really hold, read from Express's own stack, with its mount point. */
 function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; methods: string[] }[] {
@@ -24,7 +26,7 @@ function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; meth
     for (const inner of layer.handle.stack) {
       if (!inner.route) continue;
       const path = `${mount}${inner.route.path}`.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
-      routes.push({ path, methods: Object.keys(inner.route.methods) });
+      if (!SESSION_ROUTES.includes(path)) routes.push({ path, methods: Object.keys(inner.route.methods) });
     }
   }
   return routes;
