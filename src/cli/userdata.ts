@@ -33,10 +33,11 @@ function progressBar(io: CliIO, t: Translate): { update(progress: LoadProgress):
   );
   let current = '';
   return {
-    update({ file, bytesRead, bytesTotal, records }) {
-      if (file !== current) {
+    update({ file, phase, bytesRead, bytesTotal, records }) {
+      // A file of users and tokens is read twice: a bar for each reading.
+      if (`${phase}:${file}` !== current) {
         if (current !== '') bar.stop();
-        current = file;
+        current = `${phase}:${file}`;
         bar.start(Math.max(bytesTotal, 1), 0, { file: path.basename(file), records: 0 });
       }
       bar.update(bytesRead, { records });
@@ -53,10 +54,15 @@ function summaryLines(t: Translate, reports: readonly FileReport[]): string[] {
   const created = sum((report) => report.created);
   const updated = sum((report) => report.updated);
   lines.push(t('loaddata.installed', { count: created + updated, files: reports.length, created, updated }));
+  if (reports.some((report) => report.tokens.records > 0)) {
+    const tokensCreated = sum((report) => report.tokens.created);
+    const tokensUpdated = sum((report) => report.tokens.updated);
+    lines.push(t('loaddata.tokens_installed', { count: tokensCreated + tokensUpdated, created: tokensCreated, updated: tokensUpdated }));
+  }
   return lines;
 }
 
-/** loaddata: every file in one transaction; a problem anywhere prints each problem and loads nothing. */
+/** loaddata: every file in one transaction, users before tokens; a problem anywhere prints each problem and loads nothing. */
 export async function loadData(services: Services, io: CliIO, t: Translate, files: readonly string[]): Promise<void> {
   const bar = progressBar(io, t);
   let reports: FileReport[];

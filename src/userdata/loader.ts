@@ -4,30 +4,14 @@ import { clock } from '../clock.js';
 import { userModelOf, type BoundResource, type ResourceRegistry } from '../registry.js';
 import type { UserModelContract } from '../resource.js';
 import type { Sequelize } from 'sequelize';
-import { Problem, ProblemList, type LocatedProblem } from './problems.js';
+import { ProblemCollector, ProblemList, type LocatedProblem } from './problems.js';
 import { UserRecordReader, type ImportedUser } from './records.js';
 import { openSource, type DataSource } from './sources.js';
+import { isTokenRecord } from './token-records.js';
+import { TokenLoader } from './token-loader.js';
+import { advanceIdSequence, insertRows, readInBatches, type FileReport, type LoadProgress } from './writing.js';
 
-/** Rows written per statement: large enough to be fast, small enough for any driver's limits. */
-const BATCH_SIZE = 500;
-/** A file with more problems than this is not worth reading further: the report would not be read either. */
-const MAX_PROBLEMS = 50;
-
-export interface FileReport {
-  file: string;
-  records: number;
-  created: number;
-  updated: number;
-  /** Fields of the file with no column here, left out. */
-  ignored: string[];
-}
-
-export interface LoadProgress {
-  file: string;
-  bytesRead: number;
-  bytesTotal: number;
-  records: number;
-}
+export type { FileReport, LoadProgress };
 
 export interface LoadOptions {
   onProgress?: (progress: LoadProgress) => void;
@@ -62,7 +46,6 @@ interface Existing {
 export class UserLoader {
   private readonly reader: UserRecordReader;
   private readonly claims = { pk: new Map<number, Claim>(), username: new Map<string, Claim>(), email: new Map<string, Claim>() };
-  private readonly problems: LocatedProblem[] = [];
   /** What a new row holds in the columns its record leaves out. */
   private readonly defaults: Record<string, unknown>;
 
@@ -71,6 +54,7 @@ export class UserLoader {
     private readonly hasher: PasswordHasher,
     private readonly transaction: Transaction,
     private readonly options: LoadOptions = {},
+    private readonly problems: ProblemCollector = new ProblemCollector(),
   ) {
     this.reader = new UserRecordReader(users);
     this.defaults = {};
@@ -88,59 +72,40 @@ export class UserLoader {
     return this.users.model.sequelize as Sequelize;
   }
 
-  private full(): boolean {
-    return this.problems.length >= MAX_PROBLEMS;
-  }
-
-  /** Records without a username use their email for both: its one problem is reported once, not twice. */
   private report(problem: LocatedProblem): void {
-    const last = this.problems.at(-1);
-    const repeated =
-      last && ['file', 'record', 'field', 'key'].every((key) => last[key as keyof LocatedProblem] === problem[key as keyof LocatedProblem]);
-    if (!this.full() && !repeated) this.problems.push(problem);
+    this.problems.report(problem);
   }
 
-  async loadFile(source: DataSource): Promise<FileReport> {
-    const report: FileReport = { file: source.file, records: 0, created: 0, updated: 0, ignored: [] };
+  /**
+   * The users of a file; its token records are only counted (the token
+   * loader reads them once every file's users are in). False when the file
+   * could not be read through.
+   */
+  async loadFile(source: DataSource, report: FileReport): Promise<boolean> {
     const ignored = new Set<string>();
-    let batch: ImportedUser[] = [];
-    // One batch is written while the next is read: parsing overlaps the database's work.
-    let writing: Promise<void> = Promise.resolve();
-    const flush = async (): Promise<void> => {
-      const full = batch;
-      batch = [];
-      await writing;
-      const records = report.records;
-      writing = this.write(source.file, full, report).then(() =>
-        this.options.onProgress?.({ file: source.file, bytesRead: source.bytesRead(), bytesTotal: source.size, records }),
-      );
-      // Awaited by the next flush or at the end; until then a failure must not count as unhandled.
-      writing.catch(() => undefined);
-    };
-    try {
-      for await (const item of source.records()) {
+    const readThrough = await readInBatches<ImportedUser>(source, this.problems, {
+      read: async (item) => {
         report.records += 1;
+        if (isTokenRecord(item.data)) {
+          report.tokens.records += 1;
+          return null;
+        }
         const read = await this.reader.read(item, source.format);
         for (const name of read.ignored) ignored.add(name);
         for (const problem of read.problems) this.report(problem.located({ file: source.file, record: item.record }));
-        if (read.user) batch.push(read.user);
-        if (batch.length >= BATCH_SIZE) await flush();
-        if (this.full()) break;
-      }
-      await flush();
-      await writing;
-    } catch (error) {
-      await writing.catch(() => undefined);
-      if (!(error instanceof Problem)) throw error;
-      this.report(error.located({ file: source.file }));
-    }
+        return read.user;
+      },
+      write: (batch) => this.write(source.file, batch, report),
+      written: (records) =>
+        this.options.onProgress?.({ file: source.file, phase: 'users', bytesRead: source.bytesRead(), bytesTotal: source.size, records }),
+    });
     report.ignored = [...ignored];
-    return report;
+    return readThrough;
   }
 
-  /** Throws every problem found: the caller's transaction then rolls back. */
-  async finish(): Promise<void> {
-    if (this.problems.length > 0) throw new ProblemList(this.problems, this.full());
+  /** Whether a record of this load has the pk (written, unless the load already failed). */
+  claimedPk(pk: number): boolean {
+    return this.claims.pk.has(pk);
   }
 
   /** The first record to use a pk, username or email keeps it; a later one is a duplicate. */
@@ -246,7 +211,7 @@ export class UserLoader {
       else inserts.push(user);
     }
     // Once the load is known to fail, the rest of the files are only checked.
-    if (this.problems.length > 0) return;
+    if (this.problems.any) return;
     try {
       // A savepoint: on PostgreSQL a failed statement would otherwise end the checks of every later batch.
       await this.sequelize.transaction({ transaction: this.transaction }, async () => {
@@ -281,14 +246,7 @@ export class UserLoader {
 
   /** Many rows in one statement; with `updateColumns`, rows whose id exists get only those columns set. */
   private async insertRows(rows: Record<string, unknown>[], updateColumns?: string[]): Promise<void> {
-    if (rows.length === 0) return;
-    const options = updateColumns ? { updateOnDuplicate: updateColumns, upsertKeys: ['id'] } : {};
-    await this.sequelize.getQueryInterface().bulkInsert(
-      this.users.declaration.table,
-      rows,
-      { transaction: this.transaction, ...options },
-      this.users.model.getAttributes(),
-    );
+    await insertRows(this.users, this.transaction, rows, updateColumns);
   }
 
   private async insert(users: readonly ImportedUser[]): Promise<void> {
@@ -298,7 +256,7 @@ export class UserLoader {
     );
     const withId = rows.filter((row) => row.id !== undefined);
     await this.insertRows(withId);
-    if (withId.length > 0) await this.advanceIdSequence();
+    if (withId.length > 0) await advanceIdSequence(this.users, this.transaction);
     await this.insertRows(rows.filter((row) => row.id === undefined));
   }
 
@@ -327,17 +285,6 @@ export class UserLoader {
     }
     for (const { columns, rows } of groups.values()) await this.insertRows(rows, columns);
   }
-
-  /** PostgreSQL's id sequence does not see explicit ids: move it past them, or the next new row (of this load, or later) collides. */
-  private async advanceIdSequence(): Promise<void> {
-    const sequelize = this.sequelize;
-    if (sequelize.getDialect() !== 'postgres') return;
-    const table = sequelize.getQueryInterface().quoteIdentifier(this.users.declaration.table);
-    await sequelize.query(
-      `SELECT setval(pg_get_serial_sequence(:table, 'id'), COALESCE((SELECT MAX(id) FROM ${table}), 0) + 1, false)`,
-      { replacements: { table }, transaction: this.transaction },
-    );
-  }
 }
 
 /**
@@ -352,7 +299,9 @@ async function preferIndexes(sequelize: Sequelize, transaction: Transaction): Pr
 
 /**
  * Loads every file in one transaction: all of them, or (when any has a
- * problem) nothing. Throws a ProblemList naming each file, record and field.
+ * problem) nothing. Users first, from every file; then access tokens (a
+ * Sanctum export's rows, DRF keys), whatever the order of the files, so that
+ * a token finds its user. Throws a ProblemList naming each file, record and field.
  */
 export async function loadUserFiles(
   registry: ResourceRegistry,
@@ -372,11 +321,32 @@ export async function loadUserFiles(
   }
   if (unopened.length > 0) throw new ProblemList(unopened);
   const load = async (transaction: Transaction): Promise<FileReport[]> => {
-    await preferIndexes(registry.sequelize, transaction);
-    const loader = new UserLoader(registry.users(), hasher, transaction, options);
     const reports: FileReport[] = [];
-    for (const source of sources) reports.push(await loader.loadFile(source));
-    await loader.finish();
+    await preferIndexes(registry.sequelize, transaction);
+    const problems = new ProblemCollector();
+    const users = new UserLoader(registry.users(), hasher, transaction, options, problems);
+    // Files read through: a file that could not be (not JSON, not UTF-8) is not read again for tokens, its problem told once.
+    const readThrough: [DataSource, FileReport][] = [];
+    for (const source of sources) {
+      const report: FileReport = { file: source.file, records: 0, created: 0, updated: 0, tokens: { records: 0, created: 0, updated: 0 }, ignored: [] };
+      if (await users.loadFile(source, report)) readThrough.push([source, report]);
+      reports.push(report);
+      if (problems.full) break;
+    }
+    const withTokens = readThrough.filter(([, report]) => report.tokens.records > 0);
+    if (withTokens.length > 0 && !problems.full) {
+      const tokens = new TokenLoader(registry, transaction, problems, {
+        ...options,
+        // A user of the files whose row is not written because the load already fails: not a problem of the token.
+        loadedUser: (pk) => users.claimedPk(pk),
+      });
+      for (const [source, report] of withTokens) {
+        await tokens.loadFile(source, report);
+        if (problems.full) break;
+      }
+      await tokens.finish();
+    }
+    problems.finish();
     return reports;
   };
   if (options.transaction) return load(options.transaction);

@@ -40,3 +40,37 @@ export class ProblemList extends Error {
     this.name = 'ProblemList';
   }
 }
+
+/** A load with more problems than this is not worth reading further: the report would not be read either. */
+const MAX_PROBLEMS = 50;
+
+/**
+ * The problems of one load, across its files and kinds of record, up to the
+ * report's limit; `finish` throws them together.
+ */
+export class ProblemCollector {
+  private readonly problems: LocatedProblem[] = [];
+
+  /** Reading further would find problems nobody reads. */
+  get full(): boolean {
+    return this.problems.length >= MAX_PROBLEMS;
+  }
+
+  /** The load will fail: what remains of it is only checked, not written. */
+  get any(): boolean {
+    return this.problems.length > 0;
+  }
+
+  /** Records without a username use their email for both: its one problem is reported once, not twice. */
+  report(problem: LocatedProblem): void {
+    const last = this.problems.at(-1);
+    const repeated =
+      last && (['file', 'record', 'field', 'key'] as const).every((key) => last[key] === problem[key]);
+    if (!this.full && !repeated) this.problems.push(problem);
+  }
+
+  /** Throws every problem found: the caller's transaction then rolls back. */
+  finish(): void {
+    if (this.problems.length > 0) throw new ProblemList(this.problems, this.full);
+  }
+}

@@ -9,7 +9,7 @@ import type { DataFormat, SourceRecord } from './sources.js';
 
 /** The column every account model has for its hash (see REQUIRED_COLUMNS of the accounts). */
 const PASSWORD = 'password';
-/** Django fixtures name the model `app_label.model`; this is the only one a user data file may hold. */
+/** Django fixtures name the model `app_label.model`; a user data file may hold this one (and DRF's tokens, read elsewhere). */
 const DJANGO_USER_MODEL = 'auth.user';
 const MAX_PK = 2_147_483_647;
 
@@ -96,7 +96,7 @@ export class UserRecordReader {
     if (Object.hasOwn(data, 'model')) {
       const model = data.model;
       if (typeof model !== 'string' || model.toLowerCase() !== DJANGO_USER_MODEL) {
-        return unreadable(new Problem('loaddata.unknown_model', { model: String(model) }, { field: 'model' }));
+        return unreadable(new Problem('loaddata.unknown_data_model', { model: String(model) }, { field: 'model' }));
       }
       if (!isObject(data.fields)) {
         return unreadable(new Problem('loaddata.not_an_object', { datatype: typeName(data.fields) }, { field: 'fields' }));
