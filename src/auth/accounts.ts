@@ -1,6 +1,7 @@
 import { col, fn, UniqueConstraintError, where } from 'sequelize';
 import { clock } from '../clock.js';
-import { FieldErrors, ValidationError } from '../errors.js';
+import { fieldLabel, FieldErrors, ValidationError } from '../errors.js';
+import type { Translate } from '../i18n.js';
 import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row, type RowModel } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
@@ -264,13 +265,22 @@ export class Accounts {
    * form, a password change): `create` and `setPassword`, which tests, seeders
    * and loaddata call, check none, as Django's create_user.
    */
-  brokenPasswordRules(password: string, words: AccountWords): BrokenRule[] {
-    return brokenPasswordRules(password, words);
+  brokenPasswordRules(password: string, words: AccountWords, label?: (field: string) => string): BrokenRule[] {
+    return brokenPasswordRules(password, words, label);
   }
 
-  /** Adds a field error on `field` for each rule `password` breaks. */
-  checkPasswordRules(password: string, words: AccountWords, errors: FieldErrors, field = 'password'): void {
-    for (const { code, params } of this.brokenPasswordRules(password, words)) errors.add(field, code, params);
+  /**
+   * What a rule's message calls one of the account's fields: its label in the
+   * resources catalogue, a capital before lower case letters lowered, as
+   * Django's verbose names read ("too similar to the email address").
+   */
+  wordLabels(t: Translate): (field: string) => string {
+    return (field) => fieldLabel(t, this.users.key, field).replace(/^\p{Lu}(?=\p{Ll})/u, (first) => first.toLowerCase());
+  }
+
+  /** Adds a field error on `field` for each rule `password` breaks; `label` names the account's fields in the messages. */
+  checkPasswordRules(password: string, words: AccountWords, errors: FieldErrors, field = 'password', label?: (field: string) => string): void {
+    for (const { code, params } of this.brokenPasswordRules(password, words, label)) errors.add(field, code, params);
   }
 
   /** Stores a new password for `row`; any browser session keyed to the old hash ends (src/auth/sessions.ts). */

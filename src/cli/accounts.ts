@@ -51,7 +51,7 @@ interface PasswordChoice {
 function passwordProblems(t: Translate, password: string, words: AccountWords, services: Services): string[] {
   if (password.trim() === '') return [t('user.field_error', { label: t('prompt.password'), message: t(FIELD_ERRORS.blank, { label: t('prompt.password') }) })];
   return services.accounts
-    .brokenPasswordRules(password, words)
+    .brokenPasswordRules(password, words, services.accounts.wordLabels(t))
     .map(({ code, params }) => t(FIELD_ERRORS[code], { label: t('prompt.password'), attribute: 'password', ...params }));
 }
 

@@ -69,7 +69,7 @@ function refusal(key: string): FieldError {
  * other session of the account ends at its next request: its auth hash no
  * longer matches.
  */
-async function changeOwnPassword(options: PasswordChangeOptions, req: Request, fields: ChangeFields, names: FieldNames, messages: { current: string; mismatch: string }): Promise<ValidationError | null> {
+async function changeOwnPassword(options: PasswordChangeOptions, req: Request, t: Translate, fields: ChangeFields, names: FieldNames, messages: { current: string; mismatch: string }): Promise<ValidationError | null> {
   const { accounts } = options;
   const user = req.user;
   const row = user ? await accounts.findById(user.id, { withHidden: true }) : null;
@@ -82,7 +82,7 @@ async function changeOwnPassword(options: PasswordChangeOptions, req: Request, f
   if (fields.password === '') errors.add(names.password, 'required');
   else {
     if (fields.password !== fields.confirmation) (collected[names.password] ??= []).push(refusal(messages.mismatch));
-    accounts.checkPasswordRules(fields.password, accounts.accountWords((name) => row.get(name)), errors, names.password);
+    accounts.checkPasswordRules(fields.password, accounts.accountWords((name) => row.get(name)), errors, names.password, accounts.wordLabels(t));
   }
   try {
     errors.throwIfAny();
@@ -142,7 +142,7 @@ export function passwordUpdateRouter(options: PasswordChangeOptions, session: Re
       if (!req.user) throw new ApiError('not_authenticated');
       const data = await requestData(req, options.bodyLimit);
       const fields = { current: text(data, 'current_password'), password: text(data, 'password'), confirmation: text(data, 'password_confirmation') };
-      const invalid = await changeOwnPassword(options, req, fields, FORTIFY_FIELDS, {
+      const invalid = await changeOwnPassword(options, req, t, fields, FORTIFY_FIELDS, {
         current: 'password_change.current_password',
         mismatch: 'password_change.confirmation',
       });
@@ -199,7 +199,7 @@ export function passwordChangeRouter(options: PasswordChangeOptions): Router {
       if (!req.user) return loginFirst(req, res, next);
       const data = await requestData(req, options.bodyLimit);
       const fields = { current: text(data, 'old_password'), password: text(data, 'new_password1'), confirmation: text(data, 'new_password2') };
-      const invalid = await changeOwnPassword(options, req, fields, DJANGO_FIELDS, {
+      const invalid = await changeOwnPassword(options, req, pageTranslator(req).t, fields, DJANGO_FIELDS, {
         current: 'password_change.old_password_incorrect',
         mismatch: 'password_change.mismatch',
       });

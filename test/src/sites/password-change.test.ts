@@ -162,6 +162,17 @@ describe('the password change form at /api-auth/password_change/', () => {
     expect(await isLoggedIn(other)).toBe(false);
   });
 
+  test("the form names the account's field a password is too like in the page's language", async () => {
+    const agent = await logIn(t, 'heidi');
+    const page = await agent.get('/api-auth/password_change/');
+    const res = await agent
+      .post('/api-auth/password_change/')
+      .type('form')
+      .send({ csrfmiddlewaretoken: formToken(page.text), old_password: 'heidi-password', new_password1: 'heidi@example', new_password2: 'heidi@example' });
+    expect(res.text).toContain('このパスワードはメールアドレスと似すぎています。');
+    expect(await passwordWorks(t, 'heidi', 'heidi-password')).toBe(true);
+  });
+
   test('a post without the CSRF token is refused with 403', async () => {
     const agent = await logIn(t, 'heidi');
     const res = await agent.post('/api-auth/password_change/').type('form').send({ old_password: 'heidi-password', new_password1: NEW_PASSWORD, new_password2: NEW_PASSWORD });
