@@ -14,6 +14,7 @@ import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
 import { pageChrome, renderPage } from '../renderers.js';
+import { validationBody } from './token.js';
 
 /** Fortify's path, at the root. */
 export const PASSWORD_UPDATE_PATH = '/user/password';
@@ -99,18 +100,6 @@ async function changeOwnPassword(options: PasswordChangeOptions, req: Request, t
   bindSessionToPassword(req, options.sessionSecret, hash);
   await new Promise<void>((resolve, reject) => req.session.save((error?: unknown) => (error ? reject(error) : resolve())));
   return null;
-}
-
-/** The token site's validation body: the first message (and how many more) and every field's messages. */
-function validationBody(t: Translate, error: ValidationError): Record<string, unknown> {
-  const fields = fieldErrorMessages(t, error);
-  const messages = fields.flatMap((entry) => entry.messages);
-  const [first = t(error.messageKey)] = messages;
-  const more = messages.length - 1;
-  return {
-    message: more > 0 ? t('errors.validation_more', { message: first, count: more }) : first,
-    errors: Object.fromEntries(fields.map(({ field: name, messages: list }) => [name, list])),
-  };
 }
 
 /** Fortify's answers are in English unless the client asks otherwise, as the token site's. */

@@ -75,7 +75,7 @@ function debugDetails(error: ApiError): Record<string, unknown> {
 }
 
 /** `{"message": <first message>, "errors": {"<field>": ["…"]}}`, as Laravel's 422. */
-function validationBody(t: Translate, error: ValidationError): Record<string, unknown> {
+export function validationBody(t: Translate, error: ValidationError): Record<string, unknown> {
   const fields = fieldErrorMessages(t, error);
   const messages = fields.flatMap((field) => field.messages);
   const [first = t(error.messageKey)] = messages;
