@@ -1,17 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
-import request from 'supertest';
 import { sessionAuthHash } from '../../../src/auth/sessions.js';
 import { useTestApp, type TestApp } from '../../helpers/app.js';
-import { formToken } from '../../helpers/pages.js';
-
-type Agent = ReturnType<typeof request.agent>;
+import { browserLogin, type Agent } from '../../helpers/pages.js';
 
 async function logIn(t: Pick<TestApp, 'app'>, username: string): Promise<Agent> {
-  const agent = request.agent(t.app);
-  const page = await agent.get('/api-auth/login/');
-  const res = await agent.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken: formToken(page.text), username, password: `${username}-password` });
-  if (res.status !== 302) throw new Error(`login of ${username} failed: ${res.status}`);
-  return agent;
+  return (await browserLogin(t.app, username)).agent;
 }
 
 async function isLoggedIn(agent: Agent): Promise<boolean> {

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import request from 'supertest';
 import { WITH_HIDDEN } from '../../../src/registry.js';
 import { useTestApp, type TestApp } from '../../helpers/app.js';
 import { manualClock } from '../../helpers/clock.js';
 import { recordingHandler } from '../../helpers/contract.js';
-import { formToken } from '../../helpers/pages.js';
+import { browserLogin } from '../../helpers/pages.js';
 
 const JSON_TYPE = 'application/json';
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -25,13 +24,7 @@ const idOf = (token: string): number => Number(token.split('|')[0]);
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A browser logged in through /api-auth/login/, its answers checked against the description like the others. */
-async function browser(t: TestApp, username: string) {
-  const agent = request.agent(recordingHandler(t.app, t.responses));
-  const page = await agent.get('/api-auth/login/');
-  await agent.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken: formToken(page.text), username, password: `${username}-password` });
-  const csrf = formToken((await agent.get('/api-auth/logout/')).text);
-  return { agent, csrf };
-}
+const browser = (t: TestApp, username: string) => browserLogin(recordingHandler(t.app, t.responses), username);
 
 describe('a user\'s own API tokens under /api/tokens', () => {
   const t = useTestApp(async (t) => {

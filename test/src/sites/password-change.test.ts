@@ -1,17 +1,11 @@
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
-import { formToken } from '../../helpers/pages.js';
-
-type Agent = ReturnType<typeof request.agent>;
+import { browserLogin, formToken, type Agent } from '../../helpers/pages.js';
 
 /** Logs in through the browser login form; returns the agent holding the session. */
 async function logIn(t: Pick<TestApp, 'app'>, username: string, password = `${username}-password`): Promise<Agent> {
-  const agent = request.agent(t.app);
-  const page = await agent.get('/api-auth/login/').set('Accept-Language', 'en');
-  const res = await agent.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken: formToken(page.text), username, password });
-  if (res.status !== 302) throw new Error(`login of ${username} failed: ${res.status}`);
-  return agent;
+  return (await browserLogin(t.app, username, password)).agent;
 }
 
 /** The CSRF token of the agent's session, from the log-out page's form. */

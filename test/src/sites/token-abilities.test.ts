@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
-import request from 'supertest';
 import accessToken from '../../../resources/access_token.js';
 import comment from '../../../resources/comment.js';
 import user from '../../../resources/user.js';
@@ -11,7 +10,7 @@ import { defineResource, field } from '../../../src/resource.js';
 import { createTestClient, type TestClient } from '../../../src/testing/index.js';
 import { credentials, useTestApp, type TestApp } from '../../helpers/app.js';
 import { manualClock } from '../../helpers/clock.js';
-import { formToken } from '../../helpers/pages.js';
+import { browserLogin } from '../../helpers/pages.js';
 import { recordingHandler } from '../../helpers/contract.js';
 
 const MISSING_ABILITY = { message: 'Invalid ability provided.' };
@@ -41,13 +40,7 @@ async function tokenRow(t: Pick<TestApp, 'services'>, token: string): Promise<Ro
 }
 
 /** A browser logged in through /api-auth/login/, its answers checked against the description like the others. */
-async function browser(t: TestApp, username: string) {
-  const agent = request.agent(recordingHandler(t.app, t.responses));
-  const page = await agent.get('/api-auth/login/');
-  await agent.post('/api-auth/login/').type('form').send({ csrfmiddlewaretoken: formToken(page.text), username, password: `${username}-password` });
-  const csrf = formToken((await agent.get('/api-auth/logout/')).text);
-  return { agent, csrf };
-}
+const browser = (t: TestApp, username: string) => browserLogin(recordingHandler(t.app, t.responses), username);
 
 describe('which ability an action needs', () => {
   test('reads need <table>:read and writes <table>:write by default', () => {
