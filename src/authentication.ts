@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { PasswordCheck } from './auth/credential-cache.js';
+import { BasicLogin } from './auth/strategies.js';
 import type { AccessTokens } from './auth/tokens.js';
 import type { Authenticated, Authenticator, RequestContext } from './contracts.js';
 import { enforceCsrf } from './auth/csrf.js';
@@ -7,6 +8,7 @@ import { SESSION_COOKIE } from './auth/sessions.js';
 import type { DescribedScheme } from './openapi/types.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import type { LoginThrottle } from './throttling.js';
+import type { Logger } from './logger.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -33,16 +35,19 @@ function authorization(req: Request): { scheme: string; values: string[] } {
   return { scheme: scheme.toLowerCase(), values };
 }
 
-/** HTTP Basic with username and password, checked by the account store (behind the credential cache). */
+/**
+ * HTTP Basic with username and password. The header is validated and decoded
+ * here, with Django REST Framework's messages; the password is checked by the
+ * login policy's Basic strategy (src/auth/strategies.ts), behind the
+ * credential cache and under the login throttle.
+ */
 export class BasicAuthentication implements Authenticator {
   readonly challenge: string;
+  private readonly login: BasicLogin;
 
-  constructor(
-    private readonly passwords: PasswordCheck,
-    private readonly throttle: LoginThrottle,
-    realm = 'api',
-  ) {
+  constructor(passwords: PasswordCheck, throttle: LoginThrottle, realm = 'api', logger?: Logger) {
     this.challenge = `Basic realm="${realm}"`;
+    this.login = new BasicLogin(passwords, throttle, realm, logger);
   }
 
   readonly described: DescribedScheme = { name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } };
@@ -53,7 +58,7 @@ export class BasicAuthentication implements Authenticator {
     if (values.length === 0) throw new ApiError('basic_header_no_credentials');
     if (values.length > 1) throw new ApiError('basic_header_spaces');
     const { username, password } = decodeCredentials(values[0] ?? '');
-    const user = await this.passwords.authenticate(username, password, this.throttle.guard(req));
+    const user = await this.login.check(req, username, password);
     if (!user) throw new ApiError('authentication_failed');
     return { user };
   }

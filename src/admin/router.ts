@@ -5,8 +5,9 @@ import AdminJS, { ForbiddenError, NotFoundError, Router as AdminRoutes, Validati
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Store } from 'express-session';
 import type { Accounts, AuthUser } from '../auth/accounts.js';
+import { LoginStrategies } from '../auth/strategies.js';
 import type { Row } from '../registry.js';
-import { sessionMiddleware } from '../auth/sessions.js';
+import { bindSessionToPassword, sessionHashSecret, sessionMiddleware, sessionStillBound } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { translator, type Language } from '../i18n.js';
@@ -129,6 +130,8 @@ function destroy(req: Request): Promise<void> {
  */
 export function adminRouter(options: AdminRouterOptions): Router {
   const { admin, accounts, config, logger } = options;
+  const strategies = new LoginStrategies(accounts, options.loginThrottle, logger);
+  const hashSecret = sessionHashSecret(config);
   const rootPath = admin.options.rootPath;
   const loginPath = `${rootPath}/login`;
   const router = express.Router({ caseSensitive: true, strict: false });
@@ -172,11 +175,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
       let row: Row | null;
       try {
         // One refusal for every failure, after the same single password check; a non-staff account is a failure.
-        row = await accounts.checkCredentials(identifier, fields.password ?? '', {
-          by: ['email', 'username'],
-          guard: options.loginThrottle.guard(req),
-          accept: (account) => Boolean(account.get('is_staff')),
-        });
+        row = await strategies.check('admin', req, res, { identifier, password: fields.password ?? '' });
       } catch (error) {
         if (!isThrottled(error)) throw error;
         res.status(error.status).set(error.headers);
@@ -185,6 +184,8 @@ export function adminRouter(options: AdminRouterOptions): Router {
       if (!row) return await renderLogin(res, LOGIN_REFUSED);
       await regenerate(req);
       req.session.adminUserId = row.get('id') as number;
+      // As the browser sessions: a new password (anywhere) ends this session.
+      bindSessionToPassword(req, hashSecret, String(row.get('password')));
       await accounts.recordLogin(row);
       res.redirect(302, rootPath);
     } catch (error) {
@@ -205,7 +206,9 @@ export function adminRouter(options: AdminRouterOptions): Router {
   router.use(async (req, res: Response<unknown, StaffLocals>, next) => {
     try {
       const id = req.session.adminUserId;
-      const user = id === undefined ? null : await accounts.findActiveById(id);
+      const row = id === undefined ? null : await accounts.findById(id, { withHidden: true });
+      const bound = row !== null && Boolean(row.get('is_active')) && sessionStillBound(req, hashSecret, String(row.get('password')));
+      const user = row && bound ? accounts.toAuthUser(row) : null;
       if (user?.isStaff) {
         res.locals.staff = toStaffMember(user, currentLanguage());
         return next();

@@ -155,6 +155,23 @@ export function bindSessionToPassword(req: Request, secret: string, passwordHash
   req.session.authHash = sessionAuthHash(secret, passwordHash);
 }
 
+/**
+ * Whether the request's session is still bound to this password hash. A
+ * session stored before the hash existed (none in it) is given the current
+ * one and accepted, once; one bound to another hash is unbound and refused.
+ */
+export function sessionStillBound(req: Request, secret: string, passwordHash: string): boolean {
+  const current = sessionAuthHash(secret, passwordHash);
+  const stored = req.session.authHash;
+  if (stored === undefined) {
+    req.session.authHash = current;
+    return true;
+  }
+  if (sameDigest(stored, current)) return true;
+  delete req.session.authHash;
+  return false;
+}
+
 /** The secret the session auth hash is keyed with: SECRET_KEY, else one for this process (sessions last as long anyway). */
 export function sessionHashSecret(config: Pick<Config, 'secretKey'>): string {
   return config.secretKey ?? processSecret;
@@ -182,14 +199,7 @@ export function browserPassport(accounts: Accounts, secret: string): InstanceTyp
   passport.deserializeUser<number>((req: Request, id: number, done: (error: unknown, user?: Express.User | false) => void) => {
     accounts.findById(id, { withHidden: true }).then(
       (row) => {
-        if (!row || !row.get('is_active')) return done(null, false);
-        const current = sessionAuthHash(secret, String(row.get('password')));
-        const stored = req.session.authHash;
-        if (stored === undefined) req.session.authHash = current;
-        else if (!sameDigest(stored, current)) {
-          delete req.session.authHash;
-          return done(null, false);
-        }
+        if (!row || !row.get('is_active') || !sessionStillBound(req, secret, String(row.get('password')))) return done(null, false);
         done(null, accounts.toAuthUser(row));
       },
       (error: unknown) => done(error),

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Accounts } from '../auth/accounts.js';
+import { LoginStrategies } from '../auth/strategies.js';
 import { csrfToken, enforceCsrf, rotateCsrfToken } from '../auth/csrf.js';
 import { endSession, shortenAnonymousSession } from '../auth/sessions.js';
 import { ApiError } from '../errors.js';
@@ -94,6 +95,7 @@ function loginPage(req: Request, res: Response, status: number, fields: { next: 
  */
 export function browserLoginRouter(options: BrowserLoginOptions): Router {
   const { accounts, loginThrottle, bodyLimit, defaultNext } = options;
+  const strategies = new LoginStrategies(accounts, loginThrottle, options.logger);
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.get('/login', (req, res) => {
@@ -109,7 +111,7 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
       const username = text(data, 'username').trim();
       let row: Row | null;
       try {
-        row = await accounts.checkCredentials(username, text(data, 'password'), { by: ['username', 'email'], guard: loginThrottle.guard(req) });
+        row = await strategies.check('browser', req, res, { identifier: username, password: text(data, 'password') });
       } catch (error) {
         if (!isThrottled(error)) throw error;
         return loginPage(req, res, error.status, { next: target, username, refusal: error });

@@ -7,6 +7,7 @@
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Accounts } from '../auth/accounts.js';
+import { LoginStrategies } from '../auth/strategies.js';
 import { enforceCsrf, rotateCsrfToken } from '../auth/csrf.js';
 import { endSession } from '../auth/sessions.js';
 import type { Site } from '../contracts.js';
@@ -122,6 +123,7 @@ function requestedTarget(req: Request, data: Record<string, unknown>): string | 
  */
 export function fortifyRouter(options: FortifyOptions): Router {
   const { site, accounts, loginThrottle, bodyLimit, loginPage } = options;
+  const strategies = new LoginStrategies(accounts, loginThrottle, options.logger);
   const router = express.Router({ caseSensitive: true, strict: false });
 
   function t(req: Request): Translate {
@@ -162,7 +164,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
       const { identifier, password } = credentials(data);
       let row: Row | null;
       try {
-        row = await accounts.checkCredentials(identifier, password, { by: ['username', 'email'], guard: loginThrottle.guard(req) });
+        row = await strategies.check('fortify', req, res, { identifier, password });
       } catch (error) {
         throw isThrottled(error) ? throttledLogin(error) : error;
       }

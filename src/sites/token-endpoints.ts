@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Accounts } from '../auth/accounts.js';
+import { LoginStrategies } from '../auth/strategies.js';
 import { resourceAbility } from '../auth/abilities.js';
 import { csrfToken } from '../auth/csrf.js';
 import { endSession, shortenAnonymousSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
@@ -101,6 +102,7 @@ function loginEndpoint(site: Site, { config, registry, accounts, tokens, loginTh
   const userSerializer = new Serializer(users, { fields, formatTimestamp: site.formatTimestamp, readOnly: true });
   const email = users.declaration.fields[userModelOf(users).emailField];
   const reader = new TokenOptionsReader(LOGIN_NAMING, tokenNameLength(registry));
+  const strategies = new LoginStrategies(accounts, loginThrottle);
   const ability = exampleAbility(site, registry);
   const credentials: Record<string, JsonSchema> = {
     email: { type: 'string', format: 'idn-email', example: email?.example },
@@ -139,7 +141,7 @@ function loginEndpoint(site: Site, { config, registry, accounts, tokens, loginTh
           const options = isFields(data) ? await reader.read(ctx.req, data) : {};
           const email = textField(data, 'email').trim();
           const password = textField(data, 'password');
-          const row = await accounts.checkCredentials(email, password, { by: ['email'], guard: loginThrottle.guard(ctx.req) });
+          const row = await strategies.check('token', ctx.req, ctx.res, { identifier: email, password });
           if (!row) throw new ApiError('login_failed');
           await accounts.recordLogin(row);
           const { plainText } = await tokens.create(accounts.toAuthUser(row), {
