@@ -221,10 +221,27 @@ export function adminRouter(options: AdminRouterOptions): Router {
     }
   });
 
+  /**
+   * A staff member who sets their own password here stays logged in here
+   * (Django's update_session_auth_hash); their other sessions end.
+   */
+  const keepOwnSession: OwnSessionKeeper = async (req, staffId, recordId, run) => {
+    if (recordId === undefined || recordId !== staffId) return run();
+    const storedHash = async (): Promise<string | null> => {
+      const row = await accounts.findById(Number(staffId), { withHidden: true });
+      return row ? String(row.get('password')) : null;
+    };
+    const before = await storedHash();
+    const result = await run();
+    const after = await storedHash();
+    if (after !== null && after !== before) bindSessionToPassword(req, hashSecret, after);
+    return result;
+  };
+
   for (const route of AdminRoutes.routes) {
     if (route.action === 'bundleComponents') continue;
     const routePath = convertToExpressRoute(route.path) || '/';
-    const handler = routeHandler(admin, route, config.bodyLimit);
+    const handler = routeHandler(admin, route, config.bodyLimit, keepOwnSession);
     if (route.method === 'GET') router.get(routePath, handler);
     else router.post(routePath, handler);
   }
@@ -262,10 +279,12 @@ function describeError(error: unknown): { status: number; key: string } {
 }
 
 type AdminRoute = (typeof AdminRoutes.routes)[number];
+/** Runs an action on a record; keeps the session bound when the record is the staff member's own account and its password changed. */
+type OwnSessionKeeper = (req: Request, staffId: string, recordId: string | undefined, run: () => Promise<unknown>) => Promise<unknown>;
 type Controller = Record<string, (request: unknown, response: Response) => Promise<unknown>>;
 
 /** One AdminJS controller action, with the staff member the session holds and a sanitised payload. */
-function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): RequestHandler {
+function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number, keepOwnSession: OwnSessionKeeper): RequestHandler {
   return async (req, res: Response<unknown, StaffLocals>, next) => {
     try {
       const method = req.method.toLowerCase();
@@ -279,7 +298,10 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number): Req
       const controller = new route.Controller({ admin }, res.locals.staff) as unknown as Controller;
       const action = controller[route.action];
       if (!action) throw new NotFoundError(`No action ${route.action}`, 'admin');
-      const result = await action.call(controller, { params, query: safeQuery(req.query), payload, method }, res);
+      const run = (): Promise<unknown> => action.call(controller, { params, query: safeQuery(req.query), payload, method }, res);
+      const staffId = res.locals.staff?.id;
+      const recordId = (req.params as { recordId?: string }).recordId;
+      const result = method === 'post' && staffId !== undefined ? await keepOwnSession(req, staffId, recordId, run) : await run();
       if (route.contentType) res.type(route.contentType);
       if (typeof result === 'string') sendPage(res, result);
       else res.json(result);

@@ -7,6 +7,7 @@ import { throttleKey } from '../../../src/auth/strategies.js';
 import { createLogger } from '../../../src/logger.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { createTestUser } from '../../../src/testing/index.js';
+import { unguarded } from '../../../src/throttling.js';
 import { TEST_ITERATIONS, testConfig } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/database.js';
 import { formToken } from '../../helpers/pages.js';
@@ -171,6 +172,18 @@ describe('the login policy: one set of passport strategies behind every flow', (
     const again = request.agent(app);
     await again.post('/admin/login').set('X-Forwarded-For', '10.6.0.1').field('email', 'vera').field('password', 'amber-orchard-71');
     expect((await again.get('/admin/api/resources/users/actions/list')).status).toBe(200);
+  });
+
+  test('a staff member who sets their own password in the admin stays logged in there; their other admin sessions end', async () => {
+    await staff('xena');
+    const id = String((await services.accounts.findByUsername('xena'))?.get('id'));
+    const [mine, other] = [request.agent(app), request.agent(app)];
+    for (const agent of [mine, other]) await agent.post('/admin/login').set('X-Forwarded-For', '10.8.0.1').field('email', 'xena').field('password', 'xena-password');
+    const edit = await mine.post(`/admin/api/resources/users/records/${id}/edit`).set('Accept-Language', 'en').field('password', 'amber-orchard-73');
+    expect(edit.status).toBe(200);
+    expect(await services.accounts.checkCredentials('xena', 'amber-orchard-73', { by: ['username'], guard: unguarded })).not.toBeNull();
+    expect((await mine.get('/admin/api/resources/users/actions/list')).status).toBe(200);
+    expect((await other.get('/admin/api/resources/users/actions/list')).status).toBe(401);
   });
 
   test('an admin session stored before the digest existed is accepted once and given it, then ends at the next password change', async () => {
