@@ -48,19 +48,20 @@ function text(data: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-function pageTranslator(req: Request): { t: Translate; language: 'ja' | 'en' } {
+/** The pages of `/api-auth/` speak Japanese unless the browser prefers English, as the root site does. */
+export function pageTranslator(req: Request): { t: Translate; language: 'ja' | 'en' } {
   const language = chooseLanguage(req.headers['accept-language'], 'ja');
   return { t: translator(language, ['paginated', 'common']), language };
 }
 
-function sendPage(req: Request, res: Response, status: number, template: string, data: Record<string, unknown>): void {
+/** A page of `/api-auth/`, never cached; `loginLink`: whether its chrome offers a log-in link (not on the ways to log in or out). */
+export function sendPage(req: Request, res: Response, status: number, template: string, data: Record<string, unknown>, { loginLink = false } = {}): void {
   const { t, language } = pageTranslator(req);
   res.status(status);
   res.setHeader('Vary', 'Accept-Language, Cookie');
   res.setHeader('Cache-Control', 'no-store');
-  // No log-in link on the pages that are the way to log in or out.
-  const chrome = { ...pageChrome(req, req.user ?? null), loginUrl: undefined };
-  res.type('html').send(renderPage(template, { t, language, ...chrome, ...data }));
+  const chrome = pageChrome(req, req.user ?? null);
+  res.type('html').send(renderPage(template, { t, language, ...chrome, ...(loginLink ? {} : { loginUrl: undefined }), ...data }));
 }
 
 function sendError(req: Request, res: Response, error: ApiError): void {

@@ -13,7 +13,7 @@ import { ApiError, asApiError, fieldErrorMessages, FieldErrors, ValidationError,
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
-import { pageChrome, renderPage } from '../renderers.js';
+import { pageTranslator, sendPage as sendAuthPage } from './browser-login.js';
 import { validationBody } from './token.js';
 
 /** Fortify's path, at the root. */
@@ -148,17 +148,9 @@ export function passwordUpdateRouter(options: PasswordChangeOptions, session: Re
   return router;
 }
 
-function pageTranslator(req: Request): { t: Translate; language: 'ja' | 'en' } {
-  const language = chooseLanguage(req.headers['accept-language'], 'ja');
-  return { t: translator(language, ['paginated', 'common']), language };
-}
-
+/** A page of the password change, with the chrome's log-in link as every page but the log-in and log-out ones. */
 function sendPage(req: Request, res: Response, status: number, template: string, data: Record<string, unknown>): void {
-  const { t, language } = pageTranslator(req);
-  res.status(status);
-  res.setHeader('Vary', 'Accept-Language, Cookie');
-  res.setHeader('Cache-Control', 'no-store');
-  res.type('html').send(renderPage(template, { t, language, ...pageChrome(req, req.user ?? null), ...data }));
+  sendAuthPage(req, res, status, template, data, { loginLink: true });
 }
 
 /** The form again, with each field's messages. */
