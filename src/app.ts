@@ -7,6 +7,7 @@ import { docsRouter, DOCS_PATH } from './docs/router.js';
 import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
 import type { DescriptionSources } from './openapi/document.js';
 import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionHashSecret, sessionMiddleware } from './auth/sessions.js';
+import { CSRF_SECRET } from './auth/csrf.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import { passwordChangeRouter, passwordUpdateRouter } from './sites/password-change.js';
 import { fortifyRouter } from './sites/fortify.js';
@@ -80,6 +81,8 @@ export function createApp(services: Services): App {
   // The browsable page's script and nothing else: every page works without any external request.
   app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
   const passport = browserPassport(accounts, sessionHashSecret(config));
+  // Anonymous visitors' CSRF tokens are signed with it (src/auth/csrf.ts): no session row for a login form.
+  app.locals[CSRF_SECRET] = sessionHashSecret(config);
   // The browser session on every site; the API sites load it only for requests that bring its cookie.
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);

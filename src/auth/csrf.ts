@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { parse as parseCookies } from 'cookie';
 import type { Request } from 'express';
 import { csrfSync } from 'csrf-sync';
 import { ApiError } from '../errors.js';
@@ -41,9 +42,56 @@ function carriesSessionToken(req: Request): boolean {
   return timingSafeEqual(sha256(received), sha256(stored));
 }
 
-/** The session's CSRF token, made on first use; pages put it in their forms. */
+/**
+ * A visitor who is not logged in keeps the token in a signed cookie, as
+ * Django's `csrftoken`, not in a session: a login form or a CSRF cookie asked
+ * for by someone who never logs in writes no session row. The token carries
+ * no identity, so it may live long (Django's year).
+ */
+export const ANONYMOUS_TOKEN_COOKIE = 'csrftoken';
+const ANONYMOUS_TOKEN_MS = 365 * 24 * 60 * 60 * 1000;
+/** Where createApp puts the key the anonymous tokens are signed with (the server's secret key). */
+export const CSRF_SECRET = 'csrfSecret';
+
+/** The tokens made for anonymous requests, so that a page asking twice gets the same one. */
+const madeTokens = new WeakMap<Request, string>();
+
+function signature(req: Request, token: string): string {
+  const secret: unknown = req.app.locals[CSRF_SECRET];
+  if (typeof secret !== 'string') throw new Error('No CSRF secret: createApp sets app.locals.csrfSecret');
+  return createHmac('sha256', secret).update(`csrftoken:${token}`, 'utf8').digest('base64url');
+}
+
+/** The token of the visitor's signed cookie, if it carries one whose signature holds. */
+function cookieToken(req: Request): string | undefined {
+  const made = madeTokens.get(req);
+  if (made) return made;
+  const value = parseCookies(req.headers.cookie ?? '')[ANONYMOUS_TOKEN_COOKIE];
+  const [token, signed] = (value ?? '').split('.');
+  if (!token || !signed || !/^[0-9a-f]{64}$/.test(token)) return undefined;
+  return timingSafeEqual(sha256(signed), sha256(signature(req, token))) ? token : undefined;
+}
+
+function anonymousToken(req: Request): string {
+  const existing = cookieToken(req);
+  if (existing) return existing;
+  const token = randomBytes(32).toString('hex');
+  madeTokens.set(req, token);
+  req.res?.cookie(ANONYMOUS_TOKEN_COOKIE, `${token}.${signature(req, token)}`, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.secure, maxAge: ANONYMOUS_TOKEN_MS });
+  return token;
+}
+
+/** Whether an anonymous request carries its cookie's token, compared in constant time. */
+function carriesCookieToken(req: Request): boolean {
+  const received = csrf.getTokenFromRequest(req);
+  const stored = cookieToken(req);
+  if (typeof received !== 'string' || stored === undefined) return false;
+  return timingSafeEqual(sha256(received), sha256(stored));
+}
+
+/** The CSRF token pages put in their forms: the session's when logged in (made on first use), else the signed cookie's. */
 export function csrfToken(req: Request): string {
-  return csrf.generateToken(req);
+  return req.user ? csrf.generateToken(req) : anonymousToken(req);
 }
 
 /** A new token, after the session changed hands (login). */
@@ -53,7 +101,8 @@ export function rotateCsrfToken(req: Request): string {
 
 /**
  * Unsafe requests authenticated by a session must carry the session's token
- * in a header or a form field (DRF's enforce_csrf); otherwise 403.
+ * in a header or a form field (DRF's enforce_csrf), and anonymous ones (a
+ * login) their cookie's token; otherwise 403 (419 on the token site).
  */
 export async function enforceCsrf(req: Request, bodyLimit: number): Promise<void> {
   if (SAFE_METHODS.has(req.method)) return;
@@ -67,5 +116,7 @@ export async function enforceCsrf(req: Request, bodyLimit: number): Promise<void
       if (token !== undefined) formTokens.set(req, token);
     }
   }
-  if (!carriesSessionToken(req)) throw new ApiError('csrf_failed');
+  // An anonymous request (a login) carries its cookie's token, or the one a session of before held.
+  const valid = req.user ? carriesSessionToken(req) : carriesCookieToken(req) || carriesSessionToken(req);
+  if (!valid) throw new ApiError('csrf_failed');
 }

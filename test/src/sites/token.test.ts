@@ -187,7 +187,9 @@ describe('the CSRF cookie route', () => {
       // The session's token, readable by scripts, as long-lived as the session it belongs to.
       expect(cookie).toMatch(/^XSRF-TOKEN=[0-9a-f]{64}; Max-Age=1209600; Path=\/; Expires=.+; SameSite=Lax$/);
       expect(cookie).not.toContain('HttpOnly');
-      expect(cookies.find((value) => value.startsWith('sessionid='))).toMatch(/; HttpOnly; SameSite=Lax$/);
+      // An anonymous visitor's token is the signed csrftoken cookie's: no session is stored for it.
+      expect(cookies.find((value) => value.startsWith('csrftoken='))).toMatch(/; HttpOnly; SameSite=Lax$/);
+      expect(cookies.find((value) => value.startsWith('sessionid='))).toBeUndefined();
     },
   );
 
