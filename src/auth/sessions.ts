@@ -73,14 +73,6 @@ function refuseExpired(store: Store): void {
     });
 }
 
-/** A session that holds only a CSRF token (a visitor on the login page) lives this long, as Laravel's XSRF cookie. */
-export const ANONYMOUS_SESSION_MS = 2 * 60 * 60 * 1000;
-
-/** Visitors who never log in leave short-lived rows, not two weeks' worth. */
-export function shortenAnonymousSession(req: Request): void {
-  if (!req.user && req.session) req.session.cookie.maxAge = ANONYMOUS_SESSION_MS;
-}
-
 /** Where the browser login lives (Django REST Framework's `api-auth/`). */
 export const BROWSER_LOGIN_PATH = '/api-auth';
 

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Accounts } from '../auth/accounts.js';
 import { LoginStrategies } from '../auth/strategies.js';
 import { csrfToken, enforceCsrf, rotateCsrfToken } from '../auth/csrf.js';
-import { endSession, shortenAnonymousSession } from '../auth/sessions.js';
+import { endSession } from '../auth/sessions.js';
 import { ApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
@@ -100,7 +100,6 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
 
   router.get('/login', (req, res) => {
-    shortenAnonymousSession(req);
     loginPage(req, res, 200, { next: safeNext(req.query.next, defaultNext) });
   });
 
@@ -132,7 +131,6 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
   });
 
   router.get('/logout', (req, res) => {
-    shortenAnonymousSession(req);
     sendPage(req, res, 200, 'logout', {
       action: req.baseUrl + '/logout/',
       csrfToken: csrfToken(req),

@@ -9,7 +9,7 @@ import type { Accounts } from '../auth/accounts.js';
 import { LoginStrategies } from '../auth/strategies.js';
 import { resourceAbility } from '../auth/abilities.js';
 import { csrfToken } from '../auth/csrf.js';
-import { endSession, shortenAnonymousSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
+import { endSession, XSRF_COOKIE_NAME } from '../auth/sessions.js';
 import type { AccessTokens } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Site } from '../contracts.js';
@@ -191,7 +191,6 @@ export function csrfCookieEndpoint(config: Config): Endpoint {
         action: 'retrieve',
         docs: { summary: 'operations.csrf_cookie', success: { status: 204 }, errors: ['throttled'] },
         run: async (ctx) => {
-          shortenAnonymousSession(ctx.req);
           setXsrfCookie(ctx.req, ctx.res, config.sessionCookieAge);
           return { status: 204 };
         },
