@@ -39,7 +39,7 @@ export interface ReadRecord {
   ignored: string[];
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -50,6 +50,20 @@ function isEmptyValue(value: unknown): boolean {
 
 function truncate(text: string, maxLength: number | undefined): string {
   return maxLength === undefined ? text : [...text].slice(0, maxLength).join('');
+}
+
+/**
+ * A row's id in a data file (Django's `pk`, a list's `id`): a whole number
+ * in the database's integer range; undefined when absent; otherwise a
+ * problem of the field, and null.
+ */
+export function readRowId(raw: unknown, field: string, problems: Problem[]): number | null | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const text = typeof raw === 'number' || typeof raw === 'string' ? String(raw).trim() : '';
+  const id = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (id >= 1 && id <= MAX_PK) return id;
+  problems.push(new Problem(FIELD_ERRORS.invalid_integer, {}, { field }));
+  return null;
 }
 
 /**
@@ -166,12 +180,7 @@ export class UserRecordReader {
   }
 
   private readPk(raw: unknown, field: string, problems: Problem[]): number | null {
-    if (raw === undefined || raw === null || raw === '') return null;
-    const text = typeof raw === 'number' || typeof raw === 'string' ? String(raw).trim() : '';
-    const pk = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
-    if (pk >= 1 && pk <= MAX_PK) return pk;
-    problems.push(new Problem(FIELD_ERRORS.invalid_integer, {}, { field }));
-    return null;
+    return readRowId(raw, field, problems) ?? null;
   }
 
   private readTimestamp(

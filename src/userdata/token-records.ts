@@ -12,6 +12,7 @@ import type { StringField } from '../resource.js';
 import { typeName } from '../serializers.js';
 import { parseTimestamp } from '../timestamps.js';
 import { Problem } from './problems.js';
+import { isObject, readRowId } from './records.js';
 import type { DataFormat, SourceRecord } from './sources.js';
 
 /** Django fixtures name the model `app_label.model`. */
@@ -21,7 +22,6 @@ export const DRF_TOKEN_NAME = 'drf-token';
 const DRF_TOKEN_ABILITIES = '["*"]';
 /** PHP's `hash('sha256', $secret)`. */
 const SANCTUM_HASH = /^[0-9a-fA-F]{64}$/;
-const MAX_ID = 2_147_483_647;
 /** The columns of a Sanctum row this service keeps, besides id, the owner and the hash. */
 const SANCTUM_TIMESTAMPS = ['last_used_at', 'expires_at', 'created_at', 'updated_at'] as const;
 const SANCTUM_FIELDS: ReadonlySet<string> = new Set(['id', 'tokenable_type', 'tokenable_id', 'name', 'token', 'abilities', ...SANCTUM_TIMESTAMPS]);
@@ -48,9 +48,6 @@ export interface ReadToken {
   ignored: string[];
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A DRF fixture entry of authtoken.token, or a row with Sanctum's owner columns; anything else is a user's record. */
 export function isTokenRecord(data: unknown): boolean {
@@ -69,15 +66,11 @@ function isUserModel(type: string): boolean {
   return base === 'user' || base === 'users';
 }
 
+/** A token's own id or its owner's: required, unlike a user record's. */
 function readId(raw: unknown, field: string, problems: Problem[]): number | null {
-  if (raw === undefined || raw === null || raw === '') {
-    problems.push(new Problem(FIELD_ERRORS.required, {}, { field }));
-    return null;
-  }
-  const text = typeof raw === 'number' || typeof raw === 'string' ? String(raw).trim() : '';
-  const id = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
-  if (id >= 1 && id <= MAX_ID) return id;
-  problems.push(new Problem(FIELD_ERRORS.invalid_integer, {}, { field }));
+  const id = readRowId(raw, field, problems);
+  if (id !== undefined) return id;
+  problems.push(new Problem(FIELD_ERRORS.required, {}, { field }));
   return null;
 }
 
