@@ -64,14 +64,15 @@ export function sendPage(req: Request, res: Response, status: number, template: 
   res.type('html').send(renderPage(template, { t, language, ...chrome, ...(loginLink ? {} : { loginUrl: undefined }), ...data }));
 }
 
-function sendError(req: Request, res: Response, error: ApiError): void {
+/** The error page of `/api-auth/`, in the page's language. */
+export function sendError(req: Request, res: Response, error: ApiError, { loginLink = false } = {}): void {
   const { t } = pageTranslator(req);
   sendPage(req, res, error.status, 'error', {
     status: error.status,
     statusText: t(`page.status.${error.status}`),
     message: t(error.messageKey, error.params),
     trace: [],
-  });
+  }, { loginLink });
 }
 
 /** The login form, again with the refusal's message (a failure or a throttled attempt). */

@@ -13,7 +13,7 @@ import { ApiError, asApiError, fieldErrorMessages, FieldErrors, ValidationError,
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { requestData } from '../parsers.js';
-import { pageTranslator, sendPage as sendAuthPage } from './browser-login.js';
+import { pageTranslator, sendError, sendPage as sendAuthPage } from './browser-login.js';
 import { validationBody } from './token.js';
 
 /** Fortify's path, at the root. */
@@ -196,13 +196,7 @@ export function passwordChangeRouter(options: PasswordChangeOptions): Router {
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const apiError = asApiError(error);
     if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'password change failed');
-    const { t } = pageTranslator(req);
-    sendPage(req, res, apiError.status, 'error', {
-      status: apiError.status,
-      statusText: t(`page.status.${apiError.status}`),
-      message: t(apiError.messageKey, apiError.params),
-      trace: [],
-    });
+    sendError(req, res, apiError, { loginLink: true });
   });
   return router;
 }
