@@ -33,7 +33,7 @@ function givenRenames(t: Translate, given: readonly string[]): Rename[] {
 async function askedRenames(io: CliIO, t: Translate, options: DraftOptions): Promise<Rename[]> {
   const given = options.renames ?? [];
   if (!io.interactive) return [...given];
-  const candidates = possibleRenames(await migratedSchema(options.dir, options.compiledDir), declaredSchema(options.declarations));
+  const candidates = possibleRenames(options.migrated ?? (await migratedSchema(options.dir, options.compiledDir)), declaredSchema(options.declarations));
   const renames = [...given];
   for (const candidate of candidates) {
     if (given.some((rename) => rename.table === candidate.table && (rename.from === candidate.from || rename.to === candidate.to))) continue;
@@ -63,6 +63,8 @@ export async function makeMigrations(io: CliIO, t: Translate, options: MakeMigra
     declarations: await loadDeclarations(application.resources),
     ...(options.name ? { name: options.name } : {}),
     renames: givenRenames(t, options.rename ?? []),
+    // Read once for the rename questions and the draft: without a snapshot it means running every migration.
+    migrated: await migratedSchema(application.migrationSources, application.migrations),
   };
   const shown = path.relative(process.cwd(), application.migrationSources) || '.';
   if (!options.check) draftOptions.renames = await askedRenames(io, t, draftOptions);

@@ -78,11 +78,13 @@ export interface DraftOptions {
   declarations: readonly ResourceDeclaration[];
   name?: string;
   renames?: readonly Rename[];
+  /** The schema the migrations leave, when the caller has read it already (`migratedSchema`). */
+  migrated?: Schema;
 }
 
 /** The next migration, or null when the migrations already build what the declarations need. */
 export async function draftMigration(options: DraftOptions): Promise<MigrationDraft | null> {
-  const before = await migratedSchema(options.dir, options.compiledDir);
+  const before = options.migrated ?? (await migratedSchema(options.dir, options.compiledDir));
   const after = sortedSchema(declaredSchema(options.declarations));
   const change = diffSchemas(before, after, options.renames);
   if (change.operations.length === 0) return null;
