@@ -182,6 +182,18 @@ async function parse(req: Request, limit: number): Promise<unknown> {
   return mediaType === 'application/json' ? parseJson(text) : parseUrlencoded(text);
 }
 
+/** A field of a parsed body, by its own key; undefined when absent or when the body is no object of fields. */
+export function bodyField(data: unknown, name: string): unknown {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  return Object.hasOwn(data, name) ? (data as Record<string, unknown>)[name] : undefined;
+}
+
+/** A field of a parsed body as text: '' when absent or not a string. */
+export function bodyText(data: unknown, name: string): string {
+  const value = bodyField(data, name);
+  return typeof value === 'string' ? value : '';
+}
+
 /**
  * The request's data, parsed on first use only, so that a GET with an odd
  * Content-Type is never refused. JSON may be any value; the serializer

@@ -6,7 +6,7 @@ import { endSession } from '../auth/sessions.js';
 import { ApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
-import { requestData } from '../parsers.js';
+import { bodyText, requestData } from '../parsers.js';
 import { pageChrome, renderPage } from '../renderers.js';
 import type { Row } from '../registry.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
@@ -40,12 +40,6 @@ export function safeNext(next: unknown, fallback: string): string {
   } catch {
     return fallback;
   }
-}
-
-function text(data: unknown, name: string): string {
-  if (typeof data !== 'object' || data === null) return '';
-  const value = Object.hasOwn(data, name) ? (data as Record<string, unknown>)[name] : undefined;
-  return typeof value === 'string' ? value : '';
 }
 
 /** The pages of `/api-auth/` speak Japanese unless the browser prefers English, as the root site does. */
@@ -108,11 +102,11 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
     try {
       await enforceCsrf(req, bodyLimit);
       const data = await requestData(req, bodyLimit);
-      const target = safeNext(text(data, 'next') || req.query.next, defaultNext);
-      const username = text(data, 'username').trim();
+      const target = safeNext(bodyText(data, 'next') || req.query.next, defaultNext);
+      const username = bodyText(data, 'username').trim();
       let row: Row | null;
       try {
-        row = await strategies.check('browser', req, res, { identifier: username, password: text(data, 'password') });
+        row = await strategies.check('browser', req, res, { identifier: username, password: bodyText(data, 'password') });
       } catch (error) {
         if (!isThrottled(error)) throw error;
         return loginPage(req, res, error.status, { next: target, username, refusal: error });
@@ -144,7 +138,7 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
       // Django's logout is CSRF-protected for everyone: a cross-site form may not even log a visitor "out".
       await enforceCsrf(req, bodyLimit);
       const data = await requestData(req, bodyLimit).catch(() => ({}));
-      const target = safeNext(text(data, 'next') || req.query.next, req.baseUrl + '/login/');
+      const target = safeNext(bodyText(data, 'next') || req.query.next, req.baseUrl + '/login/');
       await endSession(req, res);
       res.redirect(302, target);
     } catch (error) {

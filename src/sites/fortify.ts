@@ -15,7 +15,7 @@ import { queryValue } from '../context.js';
 import { ApiError, FieldErrors, asApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
-import { requestData } from '../parsers.js';
+import { bodyField, requestData } from '../parsers.js';
 import type { Row } from '../registry.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { safeNext } from './browser-login.js';
@@ -52,10 +52,6 @@ async function credentialsData(req: Request, bodyLimit: number): Promise<Record<
   }
 }
 
-function field(data: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(data, name) ? data[name] : undefined;
-}
-
 function isTrue(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') return value === 1;
@@ -66,7 +62,7 @@ function isTrue(value: unknown): boolean {
 function credentials(data: Record<string, unknown>): { identifier: string; password: string } {
   const errors = new FieldErrors();
   const read = (name: string): string => {
-    const value = field(data, name);
+    const value = bodyField(data, name);
     // Laravel's `required`: a string of white space only is none.
     if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) errors.add(name, 'required');
     else if (typeof value !== 'string') errors.add(name, 'invalid_string');
@@ -107,7 +103,7 @@ function throttledLogin(error: ApiError): CredentialsRefused {
 
 /** Where a form post came from and wants to go: `next` (Django's) or `redirect`, on this site only. */
 function requestedTarget(req: Request, data: Record<string, unknown>): string | undefined {
-  const asked = [field(data, 'next'), field(data, 'redirect'), queryValue(req, 'next'), queryValue(req, 'redirect')].find(
+  const asked = [bodyField(data, 'next'), bodyField(data, 'redirect'), queryValue(req, 'next'), queryValue(req, 'redirect')].find(
     (value): value is string => typeof value === 'string' && value !== '',
   );
   const safe = safeNext(asked, '');
@@ -170,7 +166,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
       }
       if (!row) throw new CredentialsRefused(422, 'errors.login_failed');
       await accounts.recordLogin(row);
-      const remember = isTrue(field(data, 'remember'));
+      const remember = isTrue(bodyField(data, 'remember'));
       // passport 0.7 regenerates the session: the id a visitor had before is worthless after.
       req.logIn(accounts.toAuthUser(row), (error?: unknown) => {
         if (error) return next(error);

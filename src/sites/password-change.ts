@@ -12,9 +12,9 @@ import { bindSessionToPassword } from '../auth/sessions.js';
 import { ApiError, asApiError, fieldErrorMessages, FieldErrors, ValidationError, type FieldError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
-import { requestData } from '../parsers.js';
+import { bodyField, bodyText, requestData } from '../parsers.js';
 import { pageTranslator, sendError, sendPage as sendAuthPage } from './browser-login.js';
-import { validationBody } from './token.js';
+import { errorStatus, validationBody } from './token.js';
 
 /** Fortify's path, at the root. */
 export const PASSWORD_UPDATE_PATH = '/user/password';
@@ -44,16 +44,6 @@ interface FieldNames {
 
 const FORTIFY_FIELDS: FieldNames = { current: 'current_password', password: 'password', confirmation: 'password_confirmation' };
 const DJANGO_FIELDS: FieldNames = { current: 'old_password', password: 'new_password1', confirmation: 'new_password2' };
-
-function field(data: unknown, name: string): unknown {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
-  return Object.hasOwn(data, name) ? (data as Record<string, unknown>)[name] : undefined;
-}
-
-function text(data: unknown, name: string): string {
-  const value = field(data, name);
-  return typeof value === 'string' ? value : '';
-}
 
 /** Laravel's `boolean` rule's truthy values. */
 function truthy(value: unknown): boolean {
@@ -107,12 +97,6 @@ function jsonTranslator(req: Request): Translate {
   return translator(chooseLanguage(req.headers['accept-language'], 'en'), ['token', 'common']);
 }
 
-/** Laravel's statuses: a CSRF mismatch is 419; a failed validation 422. */
-function jsonStatus(error: ApiError): number {
-  if (error.code === 'csrf_failed') return 419;
-  if (error.code === 'validation_failed') return 422;
-  return error.status;
-}
 
 /**
  * `PUT /user/password`, Fortify's UpdateUserPassword: session-authenticated,
@@ -130,19 +114,19 @@ export function passwordUpdateRouter(options: PasswordChangeOptions, session: Re
       await enforceCsrf(req, options.bodyLimit);
       if (!req.user) throw new ApiError('not_authenticated');
       const data = await requestData(req, options.bodyLimit);
-      const fields = { current: text(data, 'current_password'), password: text(data, 'password'), confirmation: text(data, 'password_confirmation') };
+      const fields = { current: bodyText(data, 'current_password'), password: bodyText(data, 'password'), confirmation: bodyText(data, 'password_confirmation') };
       const invalid = await changeOwnPassword(options, req, t, fields, FORTIFY_FIELDS, {
         current: 'password_change.current_password',
         mismatch: 'password_change.confirmation',
       });
       if (invalid) return void res.status(422).json(validationBody(t, invalid));
-      if (truthy(field(data, 'revoke_tokens')) && options.tokens) await options.tokens.revokeOthers(req.user, null);
+      if (truthy(bodyField(data, 'revoke_tokens')) && options.tokens) await options.tokens.revokeOthers(req.user, null);
       res.status(200).json({});
     } catch (error) {
       const apiError = asApiError(error);
       if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'password update failed');
       for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-      res.status(jsonStatus(apiError)).json({ message: t(apiError.messageKey, apiError.params) });
+      res.status(errorStatus(apiError)).json({ message: t(apiError.messageKey, apiError.params) });
     }
   });
   return router;
@@ -179,7 +163,7 @@ export function passwordChangeRouter(options: PasswordChangeOptions): Router {
       await enforceCsrf(req, options.bodyLimit);
       if (!req.user) return loginFirst(req, res, next);
       const data = await requestData(req, options.bodyLimit);
-      const fields = { current: text(data, 'old_password'), password: text(data, 'new_password1'), confirmation: text(data, 'new_password2') };
+      const fields = { current: bodyText(data, 'old_password'), password: bodyText(data, 'new_password1'), confirmation: bodyText(data, 'new_password2') };
       const invalid = await changeOwnPassword(options, req, pageTranslator(req).t, fields, DJANGO_FIELDS, {
         current: 'password_change.old_password_incorrect',
         mismatch: 'password_change.mismatch',

@@ -16,7 +16,7 @@ import type { Site } from '../contracts.js';
 import { ApiError, ValidationError } from '../errors.js';
 import { representationSchema } from '../openapi/fields.js';
 import type { ActionDocs, ErrorEntry, JsonSchema } from '../openapi/types.js';
-import { requestData } from '../parsers.js';
+import { bodyText, requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
 import { userModelOf, type BoundResource, type ResourceRegistry } from '../registry.js';
 import { Serializer } from '../serializers.js';
@@ -54,12 +54,6 @@ async function credentialsData(req: Request, bodyLimit: number): Promise<unknown
 
 export function isFields(data: unknown): data is Record<string, unknown> {
   return typeof data === 'object' && data !== null && !Array.isArray(data);
-}
-
-function textField(data: unknown, name: string): string {
-  if (!isFields(data)) return '';
-  const value: unknown = data[name];
-  return typeof value === 'string' ? value : '';
 }
 
 /** The token model, which a token site always has (its AccessTokens are made from it). */
@@ -139,8 +133,8 @@ function loginEndpoint(site: Site, { config, registry, accounts, tokens, loginTh
         run: async (ctx) => {
           const data = await credentialsData(ctx.req, bodyLimit);
           const options = isFields(data) ? await reader.read(ctx.req, data) : {};
-          const email = textField(data, 'email').trim();
-          const password = textField(data, 'password');
+          const email = bodyText(data, 'email').trim();
+          const password = bodyText(data, 'password');
           const row = await strategies.check('token', ctx.req, ctx.res, { identifier: email, password });
           if (!row) throw new ApiError('login_failed');
           await accounts.recordLogin(row);

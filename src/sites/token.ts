@@ -130,7 +130,7 @@ const tokenDocs: SiteDocs = {
 /** Laravel's statuses where they differ from the catalogue's: a CSRF mismatch is 419, on which SPA clients refresh their token. */
 const LARAVEL_STATUS: Partial<Record<ErrorCode, number>> = { csrf_failed: 419 };
 
-function errorStatus(error: ApiError): number {
+export function errorStatus(error: ApiError): number {
   return error instanceof ValidationError ? 422 : (LARAVEL_STATUS[error.code] ?? error.status);
 }
 
