@@ -1,4 +1,5 @@
 import './env.js';
+import { createHash } from 'node:crypto';
 import { BaseProperty, BaseRecord, type BaseResource, type CurrentAdmin, type PropertyType, type RecordJSON } from 'adminjs';
 import { formatDecimal } from '../cleaning.js';
 import { displayNameOf, type BoundResource } from '../registry.js';
@@ -121,6 +122,51 @@ export function adminParams(bound: BoundResource, stored: Readonly<Record<string
     else params[name] = value;
   }
   return params;
+}
+
+/**
+ * The param an edit form carries back: the version of the row it was opened
+ * with (lost-update protection). Two underscores: no declared field has the
+ * name, and AdminJS's flattening leaves it alone.
+ */
+export const VERSION_PARAM = '__version';
+
+/** The fields a save of the edit form overwrites, in declaration order: what a row's version covers. */
+function versionedFields(bound: BoundResource): [string, FieldDeclaration][] {
+  return Object.entries(bound.declaration.fields).filter(([, field]) => isAdminWritable(field));
+}
+
+/** 48 bits of a SHA-256: a field's value changing unnoticed would take a collision of those. */
+function valueHash(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 8);
+}
+
+/**
+ * A row's version as the admin's forms see it: a hash of each value a save
+ * of the form would overwrite (its admin-writable fields, as params), joined
+ * by dots. A save made from an older form is told from one made from the
+ * current row, on every resource, with or without an updated_at column, and
+ * the fields someone else changed are known. Hidden fields are never writable
+ * here, so no secret goes into it; a change to a field the form cannot write
+ * (a last login, say) is no conflict, as no save would lose it.
+ */
+export function rowVersion(bound: BoundResource, params: Readonly<Record<string, unknown>>): string {
+  return versionedFields(bound)
+    .map(([name, field]) => {
+      const value = params[name] ?? null;
+      // Many-to-many ids in no particular order: the same links are the same version.
+      return valueHash(field.kind === 'manyToMany' && Array.isArray(value) ? value.map(String).sort() : value);
+    })
+    .join('.');
+}
+
+/** The fields whose values differ between two versions of a row; every versioned field when the versions do not compare. */
+export function changedFields(bound: BoundResource, opened: string, current: string): string[] {
+  const names = versionedFields(bound).map(([name]) => name);
+  const before = opened.split('.');
+  const after = current.split('.');
+  if (before.length !== names.length || after.length !== names.length) return names;
+  return names.filter((_, index) => before[index] !== after[index]);
 }
 
 /** A property the declaration does not have as a visible field, e.g. the account's password to set. */

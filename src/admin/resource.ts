@@ -21,7 +21,7 @@ import { utcTimestamp } from '../timestamps.js';
 import { parsePk } from '../pk.js';
 import { RowWriter } from '../writes.js';
 import { staffOf, type StaffMember } from './staff.js';
-import { adminParams, DeclaredProperty, DeclaredRecord, isAdminWritable, withoutHidden } from './records.js';
+import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
 import { listWhere, searchWhere, type QueryDialect } from './queries.js';
 import { formInput } from './forms.js';
 
@@ -49,6 +49,10 @@ export interface AdminPolicy {
 }
 
 const MAX_PER_PAGE = 500;
+/** The type of the error a stale edit form gets (the edit form's warning looks for it). */
+export const CONFLICT = 'conflict';
+/** The type of the error an edit form gets when its row was deleted meanwhile (router.ts). */
+export const DELETED = 'deleted';
 
 /** AdminJS's `{limit, offset}` come from the query string unchecked. */
 function boundedInteger(value: unknown, min: number, max: number, fallback: number): number {
@@ -117,7 +121,12 @@ export class DeclaredResource extends SequelizeResource {
     // Computed values from the row as the model read it (no second reading of its stored text).
     const extra: Record<string, unknown>[] = stored.map((values) => Object.fromEntries(this.computed.map(([name, value]) => [name, value(values) ?? null])));
     await attachRelations(this.plan, stored, extra);
-    return stored.map((values, index) => adminParams(this.bound, values, extra[index] ?? {}));
+    return stored.map((values, index) => {
+      const params = adminParams(this.bound, values, extra[index] ?? {});
+      // The edit form sends this back: a save from a form opened on an older row is refused (update).
+      params[VERSION_PARAM] = rowVersion(this.bound, params);
+      return params;
+    });
   }
 
   private async records(rows: readonly Row[]): Promise<DeclaredRecord[]> {
@@ -207,6 +216,7 @@ export class DeclaredResource extends SequelizeResource {
     const row = await this.findById(id);
     if (!row) throw new NotFoundError(`No record ${id}`, 'update');
     await this.refuseSuperusersRow(staff, row);
+    await this.refuseStale(staff, row, params[VERSION_PARAM]);
     const values = await this.validated(params, { staff, row });
     await this.write(staff, (user) => this.writer.update(row, values, { user }));
     return this.savedParams(row);
@@ -238,6 +248,28 @@ export class DeclaredResource extends SequelizeResource {
     if (account?.get('is_superuser')) {
       throw new AdminValidationError({}, { message: t(staff)('admin:accounts.superuser_owned'), type: 'forbidden' });
     }
+  }
+
+  /**
+   * Lost-update protection: a form that carries the version of the row it
+   * was opened with (every edit form AdminJS renders does) is not saved over
+   * a row that changed since. The staff member keeps what they typed, reads
+   * which fields someone else changed, and is told to reload. A payload
+   * without a version (a hand-made request) is not checked. The check and the
+   * write are two statements: a change that lands between them, milliseconds
+   * apart, is not caught.
+   */
+  private async refuseStale(staff: StaffMember, row: Row, version: unknown): Promise<void> {
+    if (typeof version !== 'string' || version === '') return;
+    const [current] = await this.paramsOf([row]);
+    const now = String(current?.[VERSION_PARAM] ?? '');
+    if (now === version) return;
+    const translate = t(staff);
+    const errors: PropertyErrors = {};
+    for (const field of changedFields(this.bound, version, now)) errors[field] = { message: translate('admin:conflict.field'), type: CONFLICT };
+    // AdminJS counts a record with no field error as saved: the version itself carries the refusal.
+    errors[VERSION_PARAM] = { message: translate('admin:conflict.changed'), type: CONFLICT };
+    throw new AdminValidationError(errors, { message: translate('admin:conflict.changed'), type: CONFLICT });
   }
 
   /** The row as written, read back with its links and computed values; never a hidden field (AdminJS echoes these params). */

@@ -18,6 +18,7 @@ import { allowInlineScripts } from '../middleware/security.js';
 import { BUNDLE_FILE } from './env.js';
 import { assertKnownAction, normalizeForm, type RouteTarget } from './requests.js';
 import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
+import { DeclaredResource, DELETED } from './resource.js';
 import type { StaffMember } from './staff.js';
 
 /** The admin's own cookie: only ever sent to /admin, and never on a request another site starts. */
@@ -278,6 +279,27 @@ function describeError(error: unknown): { status: number; key: string } {
   return { status: 500, key: 'errors.server_error' };
 }
 
+interface RecordActionAnswer {
+  record?: { id?: unknown; baseError?: { message: string; type: string } | null };
+  notice?: { message: string; type: string };
+}
+
+/**
+ * An edit form saved after its row was deleted: AdminJS answers with an
+ * English notice naming the id and a record without one; the staff member
+ * reads, in their language, that the row was deleted meanwhile, and the
+ * edit form (ui/edit.jsx) sees the `deleted` type and offers the list.
+ */
+async function reportDeleted(admin: AdminJS, target: RouteTarget, recordId: string | undefined, result: unknown): Promise<unknown> {
+  const answer = result as RecordActionAnswer | null;
+  if (typeof answer !== 'object' || answer === null || answer.notice?.type !== 'error' || !answer.record || answer.record.id !== undefined) return result;
+  if (recordId === undefined || target.resourceId === undefined) return result;
+  const resource = admin.findResource(target.resourceId);
+  if (!(resource instanceof DeclaredResource) || (await resource.findById(recordId)) !== null) return result;
+  const message = translator(currentLanguage(), ['admin'])('conflict.deleted');
+  return { ...answer, record: { ...answer.record, baseError: { message, type: DELETED } }, notice: { ...answer.notice, message } };
+}
+
 type AdminRoute = (typeof AdminRoutes.routes)[number];
 /** Runs an action on a record; keeps the session bound when the record is the staff member's own account and its password changed. */
 type OwnSessionKeeper = (req: Request, staffId: string, recordId: string | undefined, run: () => Promise<unknown>) => Promise<unknown>;
@@ -301,7 +323,8 @@ function routeHandler(admin: AdminJS, route: AdminRoute, bodyLimit: number, keep
       const run = (): Promise<unknown> => action.call(controller, { params, query: safeQuery(req.query), payload, method }, res);
       const staffId = res.locals.staff?.id;
       const recordId = (req.params as { recordId?: string }).recordId;
-      const result = method === 'post' && staffId !== undefined ? await keepOwnSession(req, staffId, recordId, run) : await run();
+      let result = method === 'post' && staffId !== undefined ? await keepOwnSession(req, staffId, recordId, run) : await run();
+      if (method === 'post' && route.action === 'recordAction' && params.action === 'edit') result = await reportDeleted(admin, params, recordId, result);
       if (route.contentType) res.type(route.contentType);
       if (typeof result === 'string') sendPage(res, result);
       else res.json(result);

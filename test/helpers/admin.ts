@@ -29,3 +29,24 @@ export function submit(agent: Agent, path: string, fields: Record<string, string
   for (const [name, value] of Object.entries(fields)) void req.field(name, value);
   return req;
 }
+
+/** AdminJS's marker of a null value in a form (its params-to-form-data). */
+const FORM_VALUE_NULL = '__FORM_VALUE_NULL__';
+
+/**
+ * Opens a record's edit form as its page does, and gives back the fields the
+ * page would post on save: every param of the record (the row's version
+ * among them), with `changes` typed over them.
+ */
+export async function openEditForm(agent: Agent, resource: string, id: string | number) {
+  const res = await agent.get(`/admin/api/resources/${resource}/records/${id}/edit`).set('Accept-Language', 'en');
+  if (res.status !== 200) throw new Error(`edit form of ${resource} ${id}: ${res.status}`);
+  const params = res.body.record.params as Record<string, unknown>;
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) fields[name] = value === null ? FORM_VALUE_NULL : String(value);
+  return {
+    params,
+    /** Posts the form with `changes` typed in. */
+    save: (changes: Record<string, string> = {}, language = 'en') => submit(agent, `${resource}/records/${id}/edit`, { ...fields, ...changes }).set('Accept-Language', language),
+  };
+}
