@@ -18,8 +18,10 @@
  *   npm run bench:loaddata -- --database-url postgres://postgres@127.0.0.1:5432/postgres
  *     (or BENCH_DATABASE_URL=…): the same on PostgreSQL too, in fresh databases
  *     created and dropped on that server.
- * Options: --users N (default 100000), --json FILE, --timeout SECONDS per command (default 300),
- * --skip-sqlite (PostgreSQL only). Ctrl-C (or SIGTERM) stops the command running, drops the
+ *   npm run bench:loaddata -- --help
+ * Options (USAGE below): --users N (default 100000), --json FILE, --timeout SECONDS per command
+ * (default 300), --skip-sqlite (PostgreSQL only); a mistake in them prints one line and the
+ * usage, exit status 2. Ctrl-C (or SIGTERM) stops the command running, drops the
  * databases, removes the files and prints what was measured so far.
  * Exit status 1 when a command fails or prints a wrong count; a missed target is only reported.
  */
@@ -34,6 +36,7 @@ import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { PasswordHasher } from '../src/auth/hashers.js';
 import { runOnServer } from '../src/testing/database.js';
+import { argumentErrors, commandLine, UsageError } from './lib/options.js';
 import { makeTemporaryDirectory, removeTemporaryDirectories } from './lib/processes.js';
 import { MANAGE_SCRIPT, projectRoot } from './lib/project.js';
 import { commit, writeJson } from './lib/report.js';
@@ -65,26 +68,45 @@ interface Result {
   error?: string;
 }
 
-function parseOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      users: { type: 'string', default: '100000' },
-      'database-url': { type: 'string' },
-      json: { type: 'string' },
-      timeout: { type: 'string', default: '300' },
-      'skip-sqlite': { type: 'boolean', default: false },
-    },
-  });
+const USAGE = `Usage: npm run bench:loaddata -- [options]
+
+  --users N             users in each generated file (default 100000)
+  --database-url URL    also run on PostgreSQL (a postgres:// server: fresh databases are
+                        created and dropped there; default $BENCH_DATABASE_URL, else none)
+  --skip-sqlite         PostgreSQL only (needs --database-url)
+  --timeout SECONDS     per command (default 300)
+  --json FILE           also write the results as JSON
+  --help                this text
+`;
+
+function parse(): Options {
+  const { values } = argumentErrors(() =>
+    parseArgs({
+      options: {
+        users: { type: 'string', default: '100000' },
+        'database-url': { type: 'string' },
+        json: { type: 'string' },
+        timeout: { type: 'string', default: '300' },
+        'skip-sqlite': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
   const users = Number(values.users);
   const timeoutSeconds = Number(values.timeout);
-  if (!Number.isInteger(users) || users < 1) throw new Error(`--users must be a positive integer, not ${values.users}`);
-  if (!(timeoutSeconds > 0)) throw new Error(`--timeout must be a positive number of seconds, not ${values.timeout}`);
+  if (!Number.isInteger(users) || users < 1) throw new UsageError(`--users must be a positive integer, not ${values.users}`);
+  if (!(timeoutSeconds > 0)) throw new UsageError(`--timeout must be a positive number of seconds, not ${values.timeout}`);
   const databaseUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new Error(`--database-url must be a postgres:// URL, not ${databaseUrl}`);
+    throw new UsageError(`--database-url must be a postgres:// URL, not ${databaseUrl}`);
   }
-  if (values['skip-sqlite'] && databaseUrl === undefined) throw new Error('--skip-sqlite needs --database-url (or BENCH_DATABASE_URL)');
+  if (values['skip-sqlite'] && databaseUrl === undefined) throw new UsageError('--skip-sqlite needs --database-url (or BENCH_DATABASE_URL)');
   return { users, databaseUrl, skipSqlite: values['skip-sqlite'], json: values.json, timeoutSeconds };
+}
+
+/** The options; `--help` prints the usage (exit 0), a mistake one line and the usage (exit 2). */
+function parseOptions(): Options {
+  return commandLine('bench:loaddata', USAGE, parse);
 }
 
 // ---------------------------------------------------------------- generated users

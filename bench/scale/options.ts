@@ -1,7 +1,7 @@
 /** The command line of bench/scale.ts, and which databases it comes to. */
 import { parseArgs } from 'node:util';
 import type { Dialect } from '../lib/database.js';
-import { positiveInteger } from '../lib/options.js';
+import { argumentErrors, commandLine, helpAsked, positiveInteger, UsageError } from '../lib/options.js';
 import { BenchFailure } from '../lib/processes.js';
 import { postgresProblem } from '../lib/postgres.js';
 
@@ -35,29 +35,30 @@ export interface Options {
   json: string | undefined;
 }
 
-export function helpAsked(args = process.argv.slice(2)): boolean {
-  return args.includes('--help') || args.includes('-h');
-}
+export { helpAsked };
 
 function databaseChoice(raw: string | undefined): DatabaseChoice {
   if (raw === undefined) return 'auto';
   if (raw === 'sqlite' || raw === 'postgres' || raw === 'both') return raw;
-  throw new Error(`--database must be sqlite, postgres or both, not ${raw}`);
+  throw new UsageError(`--database must be sqlite, postgres or both, not ${raw}`);
 }
 
 function parse(): Options {
-  const { values } = parseArgs({
-    options: {
-      comments: { type: 'string', default: '1000000' },
-      requests: { type: 'string', default: '200' },
-      'max-seconds': { type: 'string', default: '60' },
-      'list-comments': { type: 'string', default: '100000' },
-      database: { type: 'string' },
-      'postgres-url': { type: 'string' },
-      'log-level': { type: 'string', default: 'info' },
-      json: { type: 'string' },
-    },
-  });
+  const { values } = argumentErrors(() =>
+    parseArgs({
+      options: {
+        comments: { type: 'string', default: '1000000' },
+        requests: { type: 'string', default: '200' },
+        'max-seconds': { type: 'string', default: '60' },
+        'list-comments': { type: 'string', default: '100000' },
+        database: { type: 'string' },
+        'postgres-url': { type: 'string' },
+        'log-level': { type: 'string', default: 'info' },
+        json: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
   return {
     comments: positiveInteger('comments', values.comments),
     requests: positiveInteger('requests', values.requests),
@@ -70,13 +71,9 @@ function parse(): Options {
   };
 }
 
-/** The options; a mistake in them is a failure that shows the usage, not a stack trace. */
+/** The options; `--help` prints the usage (exit 0), a mistake one line and the usage (exit 2). */
 export function parseOptions(): Options {
-  try {
-    return parse();
-  } catch (error) {
-    throw new BenchFailure(error instanceof Error ? error.message : String(error), USAGE.trimEnd());
-  }
+  return commandLine('bench:scale', USAGE, parse);
 }
 
 /** The URL as the report shows it: without a password. */
