@@ -7,3 +7,5 @@ import { projectRoot } from '../paths.js';
 export const componentLoader = new ComponentLoader();
 
 export const DASHBOARD_COMPONENT = componentLoader.add('Dashboard', path.join(projectRoot, 'src', 'admin', 'ui', 'dashboard.jsx'));
+/** AdminJS's edit form, which also warns when its row changed or was deleted after it was opened. */
+componentLoader.override('DefaultEditAction', path.join(projectRoot, 'src', 'admin', 'ui', 'edit.jsx'));

@@ -48,6 +48,9 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       // The paginated site's text: one wording of a throttled login for the whole product.
       throttled: translator(language, ['paginated'])('errors.throttled'),
       dashboardTitle: t('dashboard.title'),
+      // The edit form's warning when its row changed or went since it was opened (ui/edit.jsx).
+      conflictReload: t('conflict.reload'),
+      conflictBack: t('conflict.back'),
     },
   };
 }
