@@ -12,17 +12,42 @@ export const NEW_COMMENT = JSON.stringify({ title: 'bench', body: 'a bench comme
 
 export type Credential = 'basic' | 'session' | 'bearer';
 
+/**
+ * What a row is held to (reported, never a failure): a share of its ceiling's
+ * or of the same-stack reference's requests/s, or a multiple of another row's
+ * (a 304 against the full read of the same URL).
+ */
+export type RowTarget =
+  | { kind: 'ceiling'; fraction: number }
+  | { kind: 'reference'; fraction: number }
+  | { kind: 'row'; label: string; factor: number };
+
+/** Every small read (a page, one comment, a 304): a tenth of the bare node:http server answering the same bytes. */
+export const SMALL_READ_CEILING = 0.1;
+/** Writes: a twentieth of the ceiling (a write's transaction costs what no ceiling pays). */
+export const WRITE_CEILING = 0.05;
+/** One comment by bearer token: half the same-stack reference (Express and sqlite3, no framework). */
+export const BEARER_ONE_REFERENCE = 0.5;
+/** A 304 at least twice the requests/s of the full answer of the same URL. */
+export const NOT_MODIFIED_FACTOR = 2;
+
 export interface Row {
   label: string;
   method: 'GET' | 'POST';
   path: string;
   credential: Credential;
   write: boolean;
-  status: 200 | 201;
+  status: 200 | 201 | 304;
+  /**
+   * A conditional GET: a first plain request must give an ETag, then every
+   * request sends it back in If-None-Match and must get a 304.
+   */
+  conditional?: boolean;
+  targets: readonly RowTarget[];
   /** What is wrong with the row's answer, or null. */
   check: (answer: unknown) => string | null;
-  /** Rows the Basic-auth comparison needs. */
-  role?: 'basic list' | 'session list' | 'bearer one';
+  /** Rows the Django comparison needs. */
+  role?: 'basic list' | 'bearer one';
 }
 
 /** A page of the paginated site: the count of every comment, a full page (or the rest, on the last). */
@@ -55,6 +80,10 @@ function everyComment(comments: number): (answer: unknown) => string | null {
   };
 }
 
+function notModified(): string | null {
+  return null;
+}
+
 function aNewComment(answer: unknown): string | null {
   return typeof itemId(answer) === 'number' ? null : 'no id in the answer';
 }
@@ -63,20 +92,44 @@ export function benchRows(comments: number, pageSize: number): Row[] {
   const pages = Math.ceil(comments / pageSize);
   const deep = Math.max(1, Math.round(pages * DEEP_PAGE_FRACTION));
   const read = { method: 'GET', write: false, status: 200 } as const;
-  const write = { method: 'POST', write: true, status: 201, check: aNewComment } as const;
+  const small = [{ kind: 'ceiling', fraction: SMALL_READ_CEILING }] as const satisfies readonly RowTarget[];
+  const write = { method: 'POST', write: true, status: 201, check: aNewComment, targets: [{ kind: 'ceiling', fraction: WRITE_CEILING }] } as const;
+  const notModifiedOf = (label: string): Pick<Row, 'method' | 'write' | 'status' | 'conditional' | 'targets' | 'check'> => ({
+    method: 'GET',
+    write: false,
+    status: 304,
+    conditional: true,
+    targets: [{ kind: 'row', label, factor: NOT_MODIFIED_FACTOR }],
+    check: notModified,
+  });
+  const basicList = 'GET /comments/ (Basic)';
+  const bearerOne = 'GET /api/comments/1 (bearer)';
   return [
-    { ...read, label: 'GET /comments/ (Basic)', path: '/comments/', credential: 'basic', check: pageOf(comments, pageSize, 1), role: 'basic list' },
-    { ...read, label: `GET /comments/?page=${deep} (Basic)`, path: `/comments/?page=${deep}`, credential: 'basic', check: pageOf(comments, pageSize, deep) },
-    { ...read, label: 'GET /comments/ (session cookie)', path: '/comments/', credential: 'session', check: pageOf(comments, pageSize, 1), role: 'session list' },
-    { ...read, label: 'GET /api/comments/1 (bearer)', path: '/api/comments/1', credential: 'bearer', check: theComment(1), role: 'bearer one' },
-    { ...read, label: `GET /api/comments (bearer, all ${comments})`, path: '/api/comments', credential: 'bearer', check: everyComment(comments) },
+    { ...read, label: basicList, path: '/comments/', credential: 'basic', targets: [...small], check: pageOf(comments, pageSize, 1), role: 'basic list' },
+    { ...read, label: `GET /comments/?page=${deep} (Basic)`, path: `/comments/?page=${deep}`, credential: 'basic', targets: [...small], check: pageOf(comments, pageSize, deep) },
+    { ...read, label: 'GET /comments/ (session cookie)', path: '/comments/', credential: 'session', targets: [...small], check: pageOf(comments, pageSize, 1) },
+    {
+      ...read,
+      label: bearerOne,
+      path: '/api/comments/1',
+      credential: 'bearer',
+      targets: [{ kind: 'reference', fraction: BEARER_ONE_REFERENCE }, ...small],
+      check: theComment(1),
+      role: 'bearer one',
+    },
+    // Not a small read (about 1 MB at 10,000): no target, its ratios for information.
+    { ...read, label: `GET /api/comments (bearer, all ${comments})`, path: '/api/comments', credential: 'bearer', targets: [], check: everyComment(comments) },
+    { ...notModifiedOf(bearerOne), label: 'GET /api/comments/1 (bearer, If-None-Match)', path: '/api/comments/1', credential: 'bearer' },
+    { ...notModifiedOf(basicList), label: 'GET /comments/ (Basic, If-None-Match)', path: '/comments/', credential: 'basic' },
     { ...write, label: 'POST /comments/ (Basic)', path: '/comments/', credential: 'basic' },
     { ...write, label: 'POST /api/comments (bearer)', path: '/api/comments', credential: 'bearer' },
   ];
 }
 
-export function rowHeaders(row: Row, credentials: Credentials): Record<string, string> {
+/** The row's request headers; `etag` (a conditional row's) goes into If-None-Match. */
+export function rowHeaders(row: Row, credentials: Credentials, etag?: string): Record<string, string> {
   const headers: Record<string, string> = { ...ACCEPT_JSON };
+  if (etag !== undefined) headers['If-None-Match'] = etag;
   if (row.credential === 'session') headers.Cookie = credentials.cookie;
   else headers.Authorization = row.credential === 'basic' ? credentials.basic : credentials.bearer;
   if (row.write) headers['Content-Type'] = 'application/json';

@@ -1,0 +1,87 @@
+/**
+ * The same-stack reference of bench/http.ts: what the server's rows cost
+ * without the framework. Express 5 and the sqlite3 package directly (the
+ * server's own stack), statements prepared once, on the same throwaway SQLite
+ * database the benchmark made and the server uses, doing each row's database
+ * work: the credential (bearer token row by id and its SHA-256; HTTP Basic
+ * with a per-process cache of the checked header, then the account by
+ * primary key; the session row and the account), then the comment, the count
+ * and the page, every comment, or the insert. No request log, no rate limit,
+ * no content negotiation: bench/reference/app.ts says what it answers.
+ *
+ * Run by bench/http.ts, through bench/http/reference-process.ts (not by hand, though it can be):
+ *   SECRET_KEY=… node dist/bench/reference.js --port P --workers N --database FILE --page-size 2
+ * --workers N > 1: a node:cluster primary forks N workers sharing the port, as
+ * the server does with WEB_CONCURRENCY=N; 1: this process serves.
+ * Prints `{"listening":P}` on stdout once every process listens; SIGTERM or SIGINT stops it.
+ */
+import cluster from 'node:cluster';
+import { parseArgs } from 'node:util';
+import { referenceApp } from './reference/app.js';
+import { openReferenceDatabase } from './reference/database.js';
+
+interface Options {
+  port: number;
+  workers: number;
+  database: string;
+  pageSize: number;
+  secret: string;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      workers: { type: 'string', default: '1' },
+      database: { type: 'string' },
+      'page-size': { type: 'string', default: '2' },
+    },
+  });
+  const port = Number(values.port);
+  const workers = Number(values.workers);
+  const pageSize = Number(values['page-size']);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a TCP port, not ${values.port}`);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, not ${values.workers}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error(`--page-size must be a positive integer, not ${values['page-size']}`);
+  if (values.database === undefined) throw new Error('--database FILE (the SQLite file) is required');
+  const secret = process.env.SECRET_KEY;
+  if (!secret) throw new Error('SECRET_KEY (the server\'s) is required: it signs the session cookies');
+  return { port, workers, database: values.database, pageSize, secret };
+}
+
+function announce(port: number): void {
+  process.stdout.write(`${JSON.stringify({ listening: port })}\n`);
+}
+
+async function serve(options: Options, onListening: () => void): Promise<void> {
+  const db = await openReferenceDatabase(options.database);
+  const app = referenceApp({ db, secret: options.secret, pageSize: options.pageSize });
+  app.listen(options.port, '127.0.0.1', onListening);
+  const stop = (): void => process.exit(0);
+  process.once('SIGTERM', stop).once('SIGINT', stop);
+}
+
+function runPrimary(options: Options): void {
+  let listening = 0;
+  cluster.on('listening', () => {
+    listening += 1;
+    if (listening === options.workers) announce(options.port);
+  });
+  cluster.on('exit', () => process.exit(1));
+  for (let i = 0; i < options.workers; i += 1) cluster.fork();
+  const stop = (): void => {
+    cluster.removeAllListeners('exit');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop).once('SIGINT', stop);
+}
+
+try {
+  const options = parseOptions();
+  if (cluster.isPrimary && options.workers > 1) runPrimary(options);
+  else await serve(options, () => (cluster.isPrimary ? announce(options.port) : undefined));
+} catch (error) {
+  process.stderr.write(`reference: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
