@@ -1,6 +1,6 @@
 import { ApiError } from './errors.js';
 import type { RequestContext } from './contracts.js';
-import type { BoundResource, Row } from './registry.js';
+import type { BoundResource, StoredRecord } from './registry.js';
 import type { ActionName } from './resource.js';
 
 /** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (its name). */
@@ -9,7 +9,7 @@ export type PermissionAction = ActionName | 'metadata' | (string & Record<never,
 /** As Django REST Framework's BasePermission: a request-level and an object-level question. */
 export interface Permission {
   hasPermission?(ctx: RequestContext, action: PermissionAction | null): boolean;
-  hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: Row, resource: BoundResource): boolean;
+  hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: StoredRecord, resource: BoundResource): boolean;
 }
 
 const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'current', 'metadata']);
@@ -48,7 +48,7 @@ export function checkObjectPermissions(
   ctx: RequestContext,
   permissions: readonly Permission[],
   action: PermissionAction,
-  row: Row,
+  row: StoredRecord,
   resource: BoundResource,
 ): void {
   for (const permission of permissions) {

@@ -8,6 +8,10 @@ import { isColumn, type ColumnField, type ResourceDeclaration, type SiteExposure
 
 export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
 export type RowModel = ModelStatic<Row>;
+/** What permissions, names and the account code read of a row: a model instance, or a plain row seen as one (db/compiled.ts). */
+export interface StoredRecord {
+  get(name: string): unknown;
+}
 
 /** A declaration bound to one database: its Sequelize model and the names it is known by. */
 export interface BoundResource {
@@ -151,7 +155,7 @@ export function displayNameOf(resource: BoundResource, value: (field: string) =>
   return '';
 }
 
-export function displayName(resource: BoundResource, row: Row): string {
+export function displayName(resource: BoundResource, row: StoredRecord): string {
   return displayNameOf(resource, (field) => row.get(field));
 }
 

@@ -2,7 +2,7 @@ import { col, fn, UniqueConstraintError, where } from 'sequelize';
 import { clock } from '../clock.js';
 import { fieldLabel, FieldErrors, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
-import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row, type RowModel } from '../registry.js';
+import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row, type RowModel, type StoredRecord } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
@@ -84,7 +84,7 @@ export class Accounts {
     });
   }
 
-  toAuthUser(row: Row): AuthUser {
+  toAuthUser(row: StoredRecord): AuthUser {
     return {
       id: row.get('id') as number,
       username: row.get(this.contract.usernameField) as string,

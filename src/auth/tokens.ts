@@ -1,8 +1,9 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { clock } from '../clock.js';
-import { WITH_HIDDEN, type BoundResource, type Row, type RowModel } from '../registry.js';
+import type { BoundResource, Row } from '../registry.js';
 import { parsePk } from '../pk.js';
+import { compiledReads, everyColumn, storedRecord, type KeyedRead, type StoredRecord } from '../db/compiled.js';
 import { DEFAULT_ABILITIES, storedAbilities } from './abilities.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
@@ -71,8 +72,6 @@ export class AccessTokens {
   private readonly loginTokenName: string;
   /** The name the owning user is loaded under. */
   private readonly userAlias: string;
-  /** The token model with the hash column, made once (scope() makes a new model class each call). */
-  private readonly withHash: RowModel;
 
   constructor(
     private readonly tokens: BoundResource,
@@ -89,7 +88,6 @@ export class AccessTokens {
     const alias = [...tokens.references].find(([, relation]) => relation.field === this.userField)?.[0];
     if (!alias) throw new Error(`${name}.${this.userField} must be a reference to the user model`);
     this.userAlias = alias;
-    this.withHash = tokens.model.scope(WITH_HIDDEN);
   }
 
   /** The name of tokens issued by a login that names none. */
@@ -118,7 +116,7 @@ export class AccessTokens {
   }
 
   /** A token row's abilities. */
-  abilitiesOf(row: Row): string[] {
+  abilitiesOf(row: StoredRecord): string[] {
     return storedAbilities(row.get('abilities'));
   }
 
@@ -154,15 +152,15 @@ export class AccessTokens {
    */
   async authenticateKey(key: string): Promise<{ user: AuthUser; token: AccessToken } | KeyRefusal> {
     if (!isDrfKey(key)) return 'invalid';
-    return this.admit(await this.withHash.findOne({ where: { token: tokenHash(key) }, include: [{ association: this.userAlias }] }));
+    return this.admit(await this.read('hash', tokenHash(key)));
   }
 
   /** A found token row, unless expired or its account inactive (or gone); last_used_at is updated. */
-  private async admit(row: Row | null): Promise<{ user: AuthUser; token: AccessToken } | KeyRefusal> {
+  private async admit(row: StoredRecord | null): Promise<{ user: AuthUser; token: AccessToken } | KeyRefusal> {
     if (!row) return 'invalid';
     const now = clock().now();
     if (this.expired(row, now)) return 'invalid';
-    const owner = row.get(this.userAlias) as Row | null;
+    const owner = row.get(this.userAlias) as StoredRecord | null;
     if (!owner || !owner.get('is_active')) return 'inactive';
     await this.touch(row, now);
     return {
@@ -172,23 +170,27 @@ export class AccessTokens {
   }
 
   /** `<id>|<secret>`, or the bare secret as Sanctum also accepts; the secret is compared in constant time. */
-  private async find(bearer: string): Promise<Row | null> {
+  private async find(bearer: string): Promise<StoredRecord | null> {
     if (bearer.length === 0 || bearer.length > MAX_TOKEN_LENGTH) return null;
-    const model = this.withHash;
-    const include = [{ association: this.userAlias }];
     const separator = bearer.indexOf('|');
-    if (separator < 0) {
-      return model.findOne({ where: { token: tokenHash(bearer) }, include });
-    }
+    if (separator < 0) return this.read('hash', tokenHash(bearer));
     const id = parsePk(bearer.slice(0, separator));
     const secret = bearer.slice(separator + 1);
     if (id === null || secret === '') return null;
-    const row = await model.findByPk(id, { include });
+    const row = await this.read('id', id);
     return row && sameHash(tokenHash(secret), row.get('token')) ? row : null;
   }
 
+  /** The token row (its hash too) with its owner, by id or by hash: every request with a token reads it, as compiled SQL. */
+  private async read(by: 'id' | 'hash', value: string | number): Promise<StoredRecord | null> {
+    const model = this.tokens.model;
+    const read: KeyedRead = { model, by: by === 'id' ? model.primaryKeyAttribute : 'token', attributes: everyColumn(model), include: [{ association: this.userAlias }] };
+    const row = await compiledReads(model.sequelize as Sequelize).one(read, `token-by-${by}`, value);
+    return row ? storedRecord(this.tokens, row) : null;
+  }
+
   /** Expired by the global lifetime (counted from created_at, whenever the setting was made) or by its own expires_at. */
-  private expired(row: Row, now: Date): boolean {
+  private expired(row: StoredRecord, now: Date): boolean {
     const expiresAt = row.get('expires_at') as Date | null;
     if (expiresAt && expiresAt.getTime() <= now.getTime()) return true;
     const minutes = this.options.expirationMinutes;
@@ -198,7 +200,7 @@ export class AccessTokens {
   }
 
   /** last_used_at at most once a minute per token, also across processes (the condition is in the UPDATE). */
-  private async touch(row: Row, now: Date): Promise<void> {
+  private async touch(row: StoredRecord, now: Date): Promise<void> {
     const lastUsed = row.get('last_used_at') as Date | null;
     const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     if (lastUsed && lastUsed > threshold) return;

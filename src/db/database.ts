@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Sequelize, type Options } from 'sequelize';
 import { ConfigError } from '../config.js';
 import { projectRoot } from '../paths.js';
+import { closeCompiledReads } from './compiled.js';
 
 export type DatabaseTarget =
   | { dialect: 'sqlite'; storage: string }
@@ -73,6 +74,12 @@ export function openDatabase(url: string): Sequelize {
       await configureSqlite(connection, target.storage);
     }
     return connection;
+  };
+  // SQLite refuses to close a connection whose statements are still prepared (db/compiled.ts keeps some).
+  const close = sequelize.close.bind(sequelize);
+  sequelize.close = async () => {
+    await closeCompiledReads(sequelize);
+    return close();
   };
   return sequelize;
 }
