@@ -81,9 +81,36 @@ export type Translate = (key: string, params?: Record<string, string | number>) 
  */
 export function translator(language: Language, namespaces: readonly string[]): Translate {
   const i18n = messages();
-  const ns = [...namespaces];
-  return (key, params) => i18n.t(key, { ...params, lng: language, ns }) as string;
+  const key = `${language}:${namespaces.join(',')}`;
+  let made = translators.get(i18n)?.get(key);
+  if (!made) {
+    const ns = [...namespaces];
+    // A message without parameters is the same every time: looked up once per translator.
+    const fixed = new Map<string, string>();
+    made = (message, params) => {
+      if (params) return i18n.t(message, { ...params, lng: language, ns }) as string;
+      let text = fixed.get(message);
+      if (text === undefined) {
+        text = i18n.t(message, { lng: language, ns }) as string;
+        if (fixed.size < FIXED_MESSAGES_KEPT) fixed.set(message, text);
+      }
+      return text;
+    };
+    if (!translators.has(i18n)) translators.set(i18n, new Map());
+    translators.get(i18n)?.set(key, made);
+  }
+  return made;
 }
+
+/** More keys than the catalogues hold: a key made from a request is not kept. */
+const FIXED_MESSAGES_KEPT = 5000;
+
+/** Translators by language and namespaces, per catalogue instance (a test may load other catalogues). */
+const translators = new WeakMap<i18n, Map<string, Translate>>();
+
+/** The languages chosen for the Accept-Language values seen, up to a bound (clients send few distinct ones). */
+const chosenLanguages = new Map<string, Language>();
+const CHOSEN_LANGUAGES_KEPT = 500;
 
 /**
  * The language of a request among ja and en, by the q-values of Accept-Language.
@@ -91,7 +118,14 @@ export function translator(language: Language, namespaces: readonly string[]): T
  * Node's fetch sends `Accept-Language: *` on every request.
  */
 export function chooseLanguage(acceptLanguage: string | undefined, fallback: Language): Language {
-  const offers = [fallback, ...LANGUAGES.filter((language) => language !== fallback)];
-  const [preferred] = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages(offers);
-  return (preferred as Language | undefined) ?? fallback;
+  const key = `${fallback}|${acceptLanguage ?? ''}`;
+  let chosen = chosenLanguages.get(key);
+  if (chosen === undefined) {
+    const offers = [fallback, ...LANGUAGES.filter((language) => language !== fallback)];
+    const [preferred] = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages(offers);
+    chosen = (preferred as Language | undefined) ?? fallback;
+    if (chosenLanguages.size >= CHOSEN_LANGUAGES_KEPT) chosenLanguages.clear();
+    chosenLanguages.set(key, chosen);
+  }
+  return chosen;
 }

@@ -12,12 +12,29 @@ import type { Renderer } from './contracts.js';
 export function selectRenderer(req: Request, renderers: readonly Renderer[]): Renderer {
   const [fallback] = renderers;
   if (!fallback) throw new Error('no renderer to select from');
-  const format = queryValue(req, 'format');
+  // req.query parses the query string on every read; most requests have none.
+  const format = req.url.includes('?') ? queryValue(req, 'format') : undefined;
   if (format !== undefined) {
     const byFormat = renderers.find((renderer) => renderer.format === format);
     if (!byFormat) throw new ApiError('not_found');
     return byFormat;
   }
-  const [preferred] = new Negotiator(req).mediaTypes(renderers.map((renderer) => renderer.mediaType));
-  return renderers.find((renderer) => renderer.mediaType === preferred) ?? fallback;
+  const accept = req.headers.accept ?? '';
+  let chosen = chosenRenderers.get(renderers);
+  if (!chosen) {
+    chosen = new Map();
+    chosenRenderers.set(renderers, chosen);
+  }
+  let renderer = chosen.get(accept);
+  if (!renderer) {
+    const [preferred] = new Negotiator(req).mediaTypes(renderers.map((offered) => offered.mediaType));
+    renderer = renderers.find((offered) => offered.mediaType === preferred) ?? fallback;
+    if (chosen.size >= CHOSEN_KEPT) chosen.clear();
+    chosen.set(accept, renderer);
+  }
+  return renderer;
 }
+
+/** The renderer chosen for each Accept value seen, per site's renderers, up to a bound: clients send few distinct ones. */
+const chosenRenderers = new WeakMap<readonly Renderer[], Map<string, Renderer>>();
+const CHOSEN_KEPT = 500;

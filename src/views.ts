@@ -152,9 +152,7 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     res.setHeader('Allow', allow);
     res.setHeader('Vary', site.vary);
     let response: SiteResponse;
-    let name = '';
     try {
-      name = endpoint.name(ctx);
       ctx.renderer = selectRenderer(req, site.renderers);
       await authenticateRequest(ctx);
       await site.throttle?.allow(req, res, ctx.user?.id ?? null);
@@ -168,6 +166,8 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
       response = errorResponse(ctx, error, logger);
     }
     const html = ctx.renderer.mediaType === 'text/html';
+    // Only a page shows the endpoint's name.
+    const name = (response.renderer ?? ctx.renderer).mediaType === 'text/html' ? endpoint.name(ctx) : '';
     const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
     const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
     await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response), query, actions }, logger);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import helmet from 'helmet';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /**
  * Helmet's headers, tuned to what the pages really load: everything from
@@ -16,9 +16,31 @@ const common = {
   xFrameOptions: { action: 'deny' as const },
 };
 
+/**
+ * Helmet's headers for a configuration that does not depend on the request,
+ * worked out once: eleven middlewares setting the same values on every
+ * request cost a small read a twentieth of its time.
+ */
+function fixedHeaders(middleware: RequestHandler): RequestHandler {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string | number) => void headers.push([name, String(value)]),
+    removeHeader: () => undefined,
+  };
+  let finished = false;
+  void middleware({ headers: {} } as Request, recorder as unknown as Response, () => {
+    finished = true;
+  });
+  if (!finished) throw new Error('the security headers depend on the request');
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
 /** The APIs, the browsable pages and the browser login: scripts and styles from this origin (the files in /static), none inline. */
 export function productHeaders(): RequestHandler {
-  return helmet({
+  return fixedHeaders(helmet({
     ...common,
     contentSecurityPolicy: {
       useDefaults: false,
@@ -33,7 +55,7 @@ export function productHeaders(): RequestHandler {
         baseUri: ["'none'"],
       },
     },
-  });
+  }));
 }
 
 /**
