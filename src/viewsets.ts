@@ -25,6 +25,10 @@ const SHOWN_ID_LENGTH = 64;
 const BY_ID: FindOptions['order'] = [['id', 'ASC']];
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
 
+function isModel(row: Row | StoredRow): row is Row {
+  return typeof (row as Row).get === 'function';
+}
+
 /** A representation with only the fields the request selects, and the relations it expands. */
 function selected(item: Item, { fields, expand }: ItemRequest): Item {
   if (!fields) return item;
@@ -95,7 +99,7 @@ export class ModelViewSet {
 
   /** Rows as the site shows them: each represented, then what the plan adds loaded for all at once. */
   protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false): Promise<Item[]> {
-    const items = rows.map((row) => (plain ? serializer.representPlain(row as StoredRow) : serializer.represent(row as Row)));
+    const items = rows.map((row) => (plain || !isModel(row) ? serializer.representPlain(row as StoredRow) : serializer.represent(row)));
     const plan = this.relations.planFor(serializer, expand);
     if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(serializer.resource, rows), items);
     return items;
@@ -183,7 +187,7 @@ export class ModelViewSet {
     const serializer = this.serializerFor(request.expand);
     const query = await this.queryOptions(ctx, request, serializer);
     const shown = (item: Item): Item => selected(item, request);
-    const represent = async (rows: Row[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
+    const represent = async (rows: readonly (Row | StoredRow)[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
     const paginator = this.paginatorFor(ctx);
     if (paginator) {
       const { model, declaration } = this.resource;

@@ -8,7 +8,7 @@ import type { RequestContext } from '../contracts.js';
 import { ApiError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { Row } from '../registry.js';
+import type { PlainRow } from '../batches.js';
 import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { countRows, hasParameter, pageSizeParameter, POSITIVE, readOffsetRows, sizeParameterDoc } from './rows.js';
@@ -23,7 +23,7 @@ export interface PageLinks {
 }
 
 export interface Page {
-  rows: Row[];
+  rows: PlainRow[];
   links: PageLinks;
 }
 

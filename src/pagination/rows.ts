@@ -6,7 +6,8 @@ import { Op, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
 import { queryValue } from '../context.js';
 import type { RequestContext } from '../contracts.js';
-import type { Row, RowModel } from '../registry.js';
+import type { PlainRow } from '../batches.js';
+import type { RowModel } from '../registry.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
@@ -32,20 +33,23 @@ export function reversed(order: OrderedQuery['order']): OrderedQuery['order'] {
  * reverse order; and a deep page first finds its ids on the ordering's index
  * alone, then reads those rows.
  */
-export async function readOffsetRows(model: RowModel, query: OrderedQuery, offset: number, limit: number, count: number): Promise<Row[]> {
+export async function readOffsetRows(model: RowModel, query: OrderedQuery, offset: number, limit: number, count: number): Promise<PlainRow[]> {
   if (limit <= 0 || offset >= count) return [];
   const fromEnd = offset > count - offset - limit;
   const order = fromEnd ? reversed(query.order) : query.order;
   const skip = fromEnd ? Math.max(0, count - offset - limit) : offset;
-  let rows: Row[];
+  // Plain rows: a page is shown, never saved, and model instances cost it three times the CPU.
+  const plain = { raw: true, nest: true } as const;
+  let rows: PlainRow[];
   if (skip <= DIRECT_OFFSET_LIMIT) {
-    rows = await model.findAll({ ...query, order, limit, offset: skip });
+    rows = (await model.findAll({ ...query, order, limit, offset: skip, ...plain })) as unknown as PlainRow[];
   } else {
     const key = model.primaryKeyAttribute;
     // Without the includes: they only name related rows, never filter (a filtering include would have to come along).
     const keys = await model.findAll({ where: query.where, order, attributes: [key], limit, offset: skip, raw: true });
     const ids = keys.map((found) => (found as unknown as Record<string, unknown>)[key]);
-    rows = ids.length === 0 ? [] : await model.findAll({ ...query, order, where: alsoWhere(query, { [key]: { [Op.in]: ids } }) });
+    const found = ids.length === 0 ? [] : await model.findAll({ ...query, order, where: alsoWhere(query, { [key]: { [Op.in]: ids } }), ...plain });
+    rows = found as unknown as PlainRow[];
   }
   return fromEnd ? rows.reverse() : rows;
 }

@@ -11,6 +11,7 @@ import type { ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { Row, RowModel } from '../registry.js';
+import type { PlainRow } from '../batches.js';
 import type { Direction, FieldDeclaration, PageSizes, PaginationStyle, SiteExposure } from '../resource.js';
 
 /** A list query whose order is total (it ends with the primary key), so that it can be read backwards and continued. */
@@ -24,7 +25,8 @@ export interface ListSource {
   /** The resource's declared fields: a cursor's values are checked against their kinds. */
   fields: Readonly<Record<string, FieldDeclaration>>;
   query: OrderedQuery;
-  represent(rows: Row[]): Promise<Item[]>;
+  /** Model instances or plain rows (`raw: true, nest: true`), each shown as the serializer shows it. */
+  represent(rows: readonly (Row | PlainRow)[]): Promise<Item[]>;
   exposure: SiteExposure;
 }
 
