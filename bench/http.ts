@@ -193,7 +193,9 @@ function rowsTable(rows: readonly RowResult[]): string {
     percent(row.ceilingRatio),
     rate(row.reference),
     percent(row.referenceRatio),
-    row.targetResults.length > 0 ? row.targetResults.map(describeTarget).join('; ') : '- (for information)',
+    row.targetResults.length === 0
+      ? '- (for information)'
+      : row.targetResults.map((target) => (row.targetResults.length > 1 ? `${describeTarget(target)}: ${verdict(target.met)}` : describeTarget(target))).join('; '),
     row.problems.length > 0 ? 'FAILED (below)' : verdict(row.met),
   ]);
   return markdownTable(header, cells, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left']);
