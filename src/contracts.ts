@@ -61,6 +61,8 @@ export interface ViewInfo {
   name: string;
   allow?: string;
   form?: BrowsableForm;
+  /** The shown row's entity tag: its forms send it as If-Match. */
+  version?: string;
   /** A list's "Filters": its filter and search inputs, and links that order it. */
   query?: QueryForm;
   /** The resource's custom actions on this page (a row's or the list's), as buttons. */
@@ -97,6 +99,8 @@ export interface SiteResponse {
   headers?: Record<string, string>;
   /** Overrides the negotiated renderer, e.g. for an error page or an always-JSON error. */
   renderer?: Renderer;
+  /** The row's entity tag, which a page's edit forms send back as If-Match (pages carry no ETag header). */
+  version?: string;
 }
 
 /** A representation of one row, and the related rows shown with it, by relation name. */

@@ -32,6 +32,8 @@ export const ERRORS = {
   invalid_field_query: { status: 400, key: 'errors.invalid_field_query' },
   invalid_include_query: { status: 400, key: 'errors.invalid_include_query' },
   method_not_allowed: { status: 405, key: 'errors.method_not_allowed' },
+  // If-Match named a version of the row other than the stored one (lost-update protection, RFC 9110 §13.1.1).
+  precondition_failed: { status: 412, key: 'errors.precondition_failed' },
   invalid_host: { status: 400, key: 'errors.invalid_host' },
   parse_error_json: { status: 400, key: 'errors.parse_error_json' },
   parse_error_form: { status: 400, key: 'errors.parse_error_form' },

@@ -19,6 +19,7 @@ import { jsonRenderer } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
 import type { ActionDocs } from './openapi/types.js';
 import { requestData } from './parsers.js';
+import { entityTag, noneMatch } from './conditional.js';
 import type { ModelViewSet } from './viewsets.js';
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -92,8 +93,23 @@ export async function send(ctx: RequestContext, response: SiteResponse, view: Vi
       body = jsonRenderer.render(ctx, response, view);
     }
   }
-  res.status(response.status);
-  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);
+  const html = renderer.mediaType === 'text/html';
+  let headers = response.headers;
+  let status = response.status;
+  if (html && headers?.ETag) {
+    // A page also shows who is logged in and a CSRF token: no validator, or a browser would keep an old one.
+    const { ETag: _omitted, ...rest } = headers;
+    headers = rest;
+  } else if (body !== undefined && status === 200 && !html && !headers?.ETag && (ctx.req.method === 'GET' || ctx.req.method === 'HEAD')) {
+    const tag = entityTag(body);
+    headers = { ...headers, ETag: tag };
+    if (noneMatch(ctx.req.headers['if-none-match'], tag)) {
+      status = 304;
+      body = undefined;
+    }
+  }
+  res.status(status);
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
   if (body === undefined) {
     res.end();
     return;
@@ -170,7 +186,8 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     const name = (response.renderer ?? ctx.renderer).mediaType === 'text/html' ? endpoint.name(ctx) : '';
     const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
     const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
-    await send(ctx, response, { name, allow, form: await browsableForm(ctx, endpoint, response), query, actions }, logger);
+    const view = { name, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version };
+    await send(ctx, response, view, logger);
   };
 }
 

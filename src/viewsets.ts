@@ -17,6 +17,7 @@ import { attachRelations, isEmptyPlan, storedValues, type StoredRow } from './re
 import { RelationPlans } from './relations/plans.js';
 import { RowWriter } from './writes.js';
 import { compiledReads, storedRecord, type KeyedRead } from './db/compiled.js';
+import { entityTag, ifMatchHolds, noneMatch } from './conditional.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 
@@ -24,6 +25,11 @@ import { Serializer, type FieldDescription } from './serializers.js';
 const SHOWN_ID_LENGTH = 64;
 const BY_ID: FindOptions['order'] = [['id', 'ASC']];
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
+
+/** 304: the client's copy is current; no body. */
+function notModified(tag: string): SiteResponse {
+  return { status: 304, headers: { ETag: tag } };
+}
 
 function isModel(row: Row | StoredRow): row is Row {
   return typeof (row as Row).get === 'function';
@@ -152,16 +158,24 @@ export class ModelViewSet {
   protected async getStoredObject(ctx: RequestContext, action: PermissionAction, serializer: Serializer): Promise<StoredRow> {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
+    const row = pk === null ? null : await compiledReads(this.options.registry.sequelize).one(this.storedReadFor(serializer), this.readShape(serializer), pk);
+    if (!row) throw this.notFound(ctx, raw);
+    checkObjectPermissions(ctx, this.permissions, action, storedRecord(this.resource, row), this.resource);
+    return row;
+  }
+
+  private storedReadFor(serializer: Serializer): KeyedRead {
     let read = this.storedReads.get(serializer);
     if (!read) {
       const include = serializer.includes().map(({ association, attributes }) => ({ association: association as string, attributes: attributes as string[] }));
       read = { model: this.resource.model, include };
       this.storedReads.set(serializer, read);
     }
-    const row = pk === null ? null : await compiledReads(this.options.registry.sequelize).one(read, `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}`, pk);
-    if (!row) throw this.notFound(ctx, raw);
-    checkObjectPermissions(ctx, this.permissions, action, storedRecord(this.resource, row), this.resource);
-    return row;
+    return read;
+  }
+
+  private readShape(serializer: Serializer): string {
+    return `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}`;
   }
 
   private notFound(ctx: RequestContext, raw: unknown): ApiError {
@@ -214,8 +228,41 @@ export class ModelViewSet {
     const request = this.site.querying.itemRequest(ctx, this.itemQuery);
     const serializer = this.serializerFor(request.expand, this.retrieveSerializer);
     const row = await this.getStoredObject(ctx, 'retrieve', serializer);
+    // A row whose answer is its stored values alone has its tag before anything is built.
+    const early = isEmptyPlan(this.relations.planFor(serializer, request.expand)) ? entityTag(JSON.stringify(row)) : undefined;
+    if (early && noneMatch(ctx.req.headers['if-none-match'], early)) return notModified(early);
     const [item] = await this.representRows([row], serializer, request.expand, true);
-    return { status: 200, data: this.site.itemBody(ctx, this.exposure, selected(item as Item, request)) };
+    const shown = selected(item as Item, request);
+    const tag = early ?? entityTag(JSON.stringify(shown));
+    if (noneMatch(ctx.req.headers['if-none-match'], tag)) return notModified(tag);
+    return { status: 200, data: this.site.itemBody(ctx, this.exposure, shown), headers: { ETag: tag }, version: tag };
+  }
+
+  /**
+   * `If-Match` on a write: the stored row must still be the version the
+   * client read (the ETag of its GET without `expand` or `fields`), else 412
+   * and nothing is written. `*` asks only that the row exists.
+   */
+  protected async checkVersion(ctx: RequestContext, action: PermissionAction): Promise<void> {
+    const header = ctx.req.headers['if-match'];
+    if (header === undefined) return;
+    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
+    if (!ifMatchHolds(header, await this.storedTag(row))) throw new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
+  }
+
+  /** The tag a GET of the row without `expand` or `fields` answers with, from the row as the retrieve reads it. */
+  private async storedTag(row: StoredRow): Promise<string> {
+    const serializer = this.retrieveSerializer;
+    if (isEmptyPlan(this.relations.planFor(serializer, []))) return entityTag(JSON.stringify(row));
+    const [item] = await this.representRows([row], serializer, [], true);
+    return entityTag(JSON.stringify(item));
+  }
+
+  /** The written row's new tag, for the answer's ETag and the page's forms; null if it is gone (a hook removed it). */
+  private async writtenTag(row: Row): Promise<string | null> {
+    const read = this.storedReadFor(this.retrieveSerializer);
+    const stored = await compiledReads(this.options.registry.sequelize).one(read, this.readShape(this.retrieveSerializer), row.get(this.resource.model.primaryKeyAttribute));
+    return stored ? this.storedTag(stored) : null;
   }
 
   /** The browsable page's filter form for this list, when it lets clients ask anything. */
@@ -246,7 +293,11 @@ export class ModelViewSet {
   async create(ctx: RequestContext): Promise<SiteResponse> {
     const values = await this.serializer.validate(await this.data(ctx));
     const row = await this.performCreate(ctx, values);
-    return { status: 201, data: await this.written(ctx, row) };
+    return this.withTag({ status: 201, data: await this.written(ctx, row) }, await this.writtenTag(row));
+  }
+
+  private withTag(response: SiteResponse, tag: string | null): SiteResponse {
+    return tag ? { ...response, headers: { ...response.headers, ETag: tag }, version: tag } : response;
   }
 
   protected async performCreate(ctx: RequestContext, values: Record<string, unknown>): Promise<Row> {
@@ -264,10 +315,11 @@ export class ModelViewSet {
   }
 
   private async updateWith(ctx: RequestContext, action: PermissionAction, partial: boolean): Promise<SiteResponse> {
+    await this.checkVersion(ctx, action);
     const row = await this.getObject(ctx, action);
     const values = await this.serializer.validate(await this.data(ctx), { partial, instance: row });
     await this.performUpdate(ctx, row, values);
-    return { status: 200, data: await this.written(ctx, row) };
+    return this.withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
 
   protected async performUpdate(ctx: RequestContext, row: Row, values: Record<string, unknown>): Promise<void> {
@@ -275,6 +327,7 @@ export class ModelViewSet {
   }
 
   async destroy(ctx: RequestContext): Promise<SiteResponse> {
+    await this.checkVersion(ctx, 'destroy');
     const row = await this.getObject(ctx, 'destroy');
     await this.performDestroy(ctx, row);
     return this.site.destroyed;

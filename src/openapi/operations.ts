@@ -75,11 +75,11 @@ function viewsetActionDocs(viewset: ModelViewSet, action: PermissionAction, t: T
         summary: `operations.${action}`,
         ...write(action === 'partial_update'),
         success: { status: 200, schema: docs.item(exposure, shown()) },
-        errors: [...CHANGE_ONE, validation, ...BODY],
+        errors: [...CHANGE_ONE, 'precondition_failed', validation, ...BODY],
       };
     }
     case 'destroy':
-      return { summary: 'operations.destroy', success: { status: site.destroyed.status, schema: docs.destroyed }, errors: CHANGE_ONE };
+      return { summary: 'operations.destroy', success: { status: site.destroyed.status, schema: docs.destroyed }, errors: [...CHANGE_ONE, 'precondition_failed'] };
     case 'current': {
       const included = Object.fromEntries(viewset.included.map(({ name, serializer: related }) => [name, shown(related)]));
       return { summary: 'operations.current', success: { status: 200, schema: docs.current(exposure, shown(), included) }, errors: AUTHENTICATED };
@@ -196,8 +196,8 @@ function errorResponses(
   for (const [status, { descriptions, schemas, examples, mediaTypes }] of [...groups].sort(([a], [b]) => a - b)) {
     const schema = schemas.length === 0 ? { type: 'string' } : schemas.length === 1 ? schemas[0] : { anyOf: schemas };
     const response: ResponseObject = { description: [...descriptions].join(' '), content: content(mediaTypes, schema, examples) };
-    if (status === 401) response.headers = { 'WWW-Authenticate': { description: texts.t('headers.www_authenticate'), schema: { type: 'string' } } };
-    if (status === 429) response.headers = { 'Retry-After': { description: texts.t('headers.retry_after'), schema: { type: 'integer' } } };
+    if (status === 401) response.headers = { 'WWW-Authenticate': { description: texts.t('headers.www_authenticate'), required: true, schema: { type: 'string' } } };
+    if (status === 429) response.headers = { 'Retry-After': { description: texts.t('headers.retry_after'), required: true, schema: { type: 'integer' } } };
     responses[String(status)] = response;
   }
   return responses;
@@ -272,9 +272,37 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
   for (const [status, response] of Object.entries(errorResponses(site, errors, viewset, texts))) {
     operation.responses[status] = head ? { ...response, content: undefined } : response;
   }
+  const action = viewset ? endpoint.methods[method === 'HEAD' ? 'GET' : method]?.action : undefined;
+  describeConditions(operation, method, success.status, action, t);
   if (endpoint.permissions.length > 0) operation.security = site.authenticators.map(({ described: scheme }) => ({ [scheme.name]: [] }));
   if (ability !== null) operation['x-token-ability'] = ability;
   return operation;
+}
+
+/** The viewset actions that answer with the row's ETag, and those that take If-Match. */
+const TAGGED_WRITES: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
+const CHECKED_WRITES: ReadonlySet<string> = new Set(['update', 'partial_update', 'destroy']);
+
+/**
+ * Conditional requests (src/conditional.ts): every GET answer with a body has
+ * an ETag and answers If-None-Match with 304; a viewset's writes answer with
+ * the row's new ETag, and its changes of one row take If-Match (412 when the
+ * row changed meanwhile, listed with the errors).
+ */
+function describeConditions(operation: Operation, method: AnyMethod, status: number, action: string | undefined, t: Translate): void {
+  const etag = { ETag: { description: t('headers.etag'), schema: { type: 'string' } } };
+  const success = operation.responses[String(status)];
+  const header = (name: string, key: string): Parameter => ({ name, in: 'header', required: false, description: t(key), schema: { type: 'string' } });
+  const parameters = (operation.parameters ??= []);
+  if ((method === 'GET' || method === 'HEAD') && status === 200) {
+    if (success) success.headers = { ...success.headers, ...etag };
+    parameters.push(header('If-None-Match', 'parameters.if_none_match'));
+    operation.responses['304'] = { description: t('status.304'), headers: etag };
+    return;
+  }
+  if (action === undefined) return;
+  if (success && TAGGED_WRITES.has(action)) success.headers = { ...success.headers, ...etag };
+  if (CHECKED_WRITES.has(action)) parameters.push(header('If-Match', 'parameters.if_match'));
 }
 
 /** The errors of an action a token needs an ability for: its own, and 403 for a token without it. */

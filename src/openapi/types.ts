@@ -52,7 +52,8 @@ export interface MediaType {
 
 export interface ResponseObject {
   description: string;
-  headers?: Record<string, { description: string; schema: JsonSchema }>;
+  /** `required`: always sent (OpenAPI's Header Object; the contract test checks those). */
+  headers?: Record<string, { description: string; required?: boolean; schema: JsonSchema }>;
   content?: Record<string, MediaType>;
 }
 

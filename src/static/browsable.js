@@ -13,6 +13,8 @@ document.addEventListener('submit', async (event) => {
   event.preventDefault();
   const token = form.querySelector('input[name="csrfmiddlewaretoken"]');
   const headers = { Accept: 'text/html', 'X-CSRFToken': token ? token.value : '' };
+  // The version of the row this page showed: a row changed since is not overwritten (412).
+  if (form.dataset.ifMatch && method !== 'POST') headers['If-Match'] = form.dataset.ifMatch;
   let body;
   if (raw) {
     headers['Content-Type'] = 'application/json';

@@ -130,8 +130,10 @@ export function contractProblems(description: Description, responses: readonly R
       continue;
     }
     const sent = new Set(answer.headers ?? []);
-    for (const header of Object.keys(documented.headers ?? {})) {
-      if (answer.headers && !sent.has(header.toLowerCase())) problems.add(`${where}: no ${header} header`);
+    // Only the headers the description says are always sent (`required`, as OpenAPI's Header Object).
+    for (const [header, spec] of Object.entries(documented.headers ?? {})) {
+      const required = (spec as { required?: boolean } | undefined)?.required === true;
+      if (required && answer.headers && !sent.has(header.toLowerCase())) problems.add(`${where}: no ${header} header`);
     }
     if (answer.body.length === 0) continue;
     const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
