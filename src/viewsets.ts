@@ -155,12 +155,12 @@ export class ModelViewSet {
    * instance), with the references the serializer shows by name; its object
    * permissions checked as getObject's.
    */
-  protected async getStoredObject(ctx: RequestContext, action: PermissionAction, serializer: Serializer): Promise<StoredRow> {
+  protected async getStoredObject(ctx: RequestContext, action: PermissionAction, serializer: Serializer, permissions = this.permissions): Promise<StoredRow> {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
     const row = pk === null ? null : await compiledReads(this.options.registry.sequelize).one(this.storedReadFor(serializer), this.readShape(serializer), pk);
     if (!row) throw this.notFound(ctx, raw);
-    checkObjectPermissions(ctx, this.permissions, action, storedRecord(this.resource, row), this.resource);
+    checkObjectPermissions(ctx, permissions, action, storedRecord(this.resource, row), this.resource);
     return row;
   }
 
@@ -243,10 +243,10 @@ export class ModelViewSet {
    * client read (the ETag of its GET without `expand` or `fields`), else 412
    * and nothing is written. `*` asks only that the row exists.
    */
-  protected async checkVersion(ctx: RequestContext, action: PermissionAction): Promise<void> {
+  protected async checkVersion(ctx: RequestContext, action: PermissionAction, permissions = this.permissions): Promise<void> {
     const header = ctx.req.headers['if-match'];
     if (header === undefined) return;
-    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
+    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions);
     if (!ifMatchHolds(header, await this.storedTag(row))) throw new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
   }
 
@@ -358,6 +358,8 @@ export class ModelViewSet {
   async runAction(ctx: RequestContext, name: string, permissions: readonly Permission[]): Promise<SiteResponse> {
     const declared = this.resource.declaration.actions?.[name];
     if (!declared) throw new ApiError('not_found');
+    // A detail action that may change its row honours If-Match as the edits do.
+    if (declared.detail && ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD') await this.checkVersion(ctx, name, permissions);
     let row = declared.detail ? await this.getObject(ctx, name, [], permissions) : null;
     const input = this.actionInput(name);
     const data = input ? await input.validate(await this.data(ctx)) : {};

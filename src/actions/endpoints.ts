@@ -33,7 +33,10 @@ function actionDocs(viewset: ModelViewSet, name: string, action: ActionDeclarati
   const { site, exposure, serializer } = viewset;
   const input = viewset.actionInput(name);
   const errors: ErrorEntry[] = ['not_authenticated', 'throttled', 'csrf_failed', 'permission_denied'];
+  // A detail action that changes its row honours If-Match (ModelViewSet.runAction).
+  const changesRow = action.detail && (action.methods ?? ['POST']).some((method) => method !== 'GET');
   if (action.detail) errors.push('record_not_found');
+  if (changesRow) errors.push('precondition_failed');
   // Its input, or the row's fields when its hooks refuse the write.
   errors.push({ code: 'validation_failed', schema: site.docs.validation([...(input ? writableFields(input) : []), ...writableFields(serializer)]) });
   const success = action.response
@@ -47,6 +50,7 @@ function actionDocs(viewset: ModelViewSet, name: string, action: ActionDeclarati
     ...(input ? { requestBody: inputSchema(input, { partial: false, form: false }), formBody: inputSchema(input, { partial: false, form: true }) } : {}),
     success,
     errors,
+    ...(changesRow ? { checksIfMatch: true } : {}),
   };
 }
 

@@ -273,7 +273,7 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
     operation.responses[status] = head ? { ...response, content: undefined } : response;
   }
   const action = viewset ? endpoint.methods[method === 'HEAD' ? 'GET' : method]?.action : undefined;
-  describeConditions(operation, method, success.status, action, t);
+  describeConditions(operation, method, success.status, action, described.checksIfMatch === true, t);
   if (endpoint.permissions.length > 0) operation.security = site.authenticators.map(({ described: scheme }) => ({ [scheme.name]: [] }));
   if (ability !== null) operation['x-token-ability'] = ability;
   return operation;
@@ -289,7 +289,7 @@ const CHECKED_WRITES: ReadonlySet<string> = new Set(['update', 'partial_update',
  * the row's new ETag, and its changes of one row take If-Match (412 when the
  * row changed meanwhile, listed with the errors).
  */
-function describeConditions(operation: Operation, method: AnyMethod, status: number, action: string | undefined, t: Translate): void {
+function describeConditions(operation: Operation, method: AnyMethod, status: number, action: string | undefined, checksIfMatch: boolean, t: Translate): void {
   const etag = { ETag: { description: t('headers.etag'), schema: { type: 'string' } } };
   const success = operation.responses[String(status)];
   const header = (name: string, key: string): Parameter => ({ name, in: 'header', required: false, description: t(key), schema: { type: 'string' } });
@@ -302,7 +302,7 @@ function describeConditions(operation: Operation, method: AnyMethod, status: num
   }
   if (action === undefined) return;
   if (success && TAGGED_WRITES.has(action)) success.headers = { ...success.headers, ...etag };
-  if (CHECKED_WRITES.has(action)) parameters.push(header('If-Match', 'parameters.if_match'));
+  if (CHECKED_WRITES.has(action) || checksIfMatch) parameters.push(header('If-Match', 'parameters.if_match'));
 }
 
 /** The errors of an action a token needs an ability for: its own, and 403 for a token without it. */

@@ -106,6 +106,8 @@ export interface ActionDocs {
   success: DocumentedResponse;
   /** Errors it may answer. */
   errors?: readonly ErrorEntry[];
+  /** Its writes take If-Match (a detail action that may change its row). */
+  checksIfMatch?: boolean;
 }
 
 /** An error an action may answer, by catalogue code; `schema` when the site shapes that one apart, `sample` for its example. */

@@ -143,6 +143,21 @@ describe('custom actions and hooks declared on a resource', () => {
     expect(res.body.data.name).toBe('after');
   });
 
+  test('a detail action that changes its row honours If-Match: 412 and nothing changed when the row changed since it was read', async () => {
+    const id = await created('versioned');
+    const read = await client.actingAs(staff).get(`/tags/${id}/`);
+    const tag = read.headers.etag ?? '';
+    expect(tag).not.toBe('');
+    await client.actingAs(staff).patch(`/tags/${id}/`).send({ description: 'changed meanwhile' });
+    const stale = await client.actingAs(staff).post(`/tags/${id}/rename/`).set('If-Match', tag).send({ name: 'renamed' });
+    expect(stale.status).toBe(412);
+    expect(Object.keys(stale.body)).toEqual(['detail']);
+    const current = (await client.actingAs(staff).get(`/tags/${id}/`)).headers.etag ?? '';
+    const res = await client.actingAs(staff).post(`/tags/${id}/rename/`).set('If-Match', current).send({ name: 'renamed' });
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('renamed');
+  });
+
   test('an action is refused to anonymous clients, to users who may not change the row, and by a permission that names it', async () => {
     const id = await created('guarded');
     expect((await client.anonymous.post(`/tags/${id}/archive/`)).status).toBe(401);
