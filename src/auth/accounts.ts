@@ -1,4 +1,5 @@
-import { col, fn, UniqueConstraintError, where } from 'sequelize';
+import { col, fn, UniqueConstraintError, where, type Sequelize } from 'sequelize';
+import { compiledReads, everyColumn, storedRecord } from '../db/compiled.js';
 import { clock } from '../clock.js';
 import { fieldLabel, FieldErrors, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
@@ -104,6 +105,18 @@ export class Accounts {
     if (!Number.isSafeInteger(id)) return null;
     const model = withHidden ? this.usersWithHidden : this.users.model;
     return model.findByPk(id);
+  }
+
+  /**
+   * The account with this id, its hidden fields too, read by compiled SQL
+   * (db/compiled.ts): every request with a session or cached HTTP Basic
+   * credentials reads it, and only reads it.
+   */
+  async findStoredById(id: number): Promise<StoredRecord | null> {
+    if (!Number.isSafeInteger(id)) return null;
+    const model = this.users.model;
+    const row = await compiledReads(model.sequelize as Sequelize).one({ model, attributes: everyColumn(model) }, 'account-by-id', id);
+    return row ? storedRecord(this.users, row) : null;
   }
 
   /** The active account with this id, as the rest of the framework sees it; null if gone or deactivated. */

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { clock } from '../clock.js';
-import type { Row } from '../registry.js';
+import type { StoredRecord } from '../registry.js';
 import type { PasswordGuard } from '../throttling.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
@@ -58,7 +58,7 @@ export class CachedPasswordCheck implements PasswordCheck {
     const key = this.credentialKey(username, password);
     const entry = this.remembered.get(key);
     if (entry) {
-      const row = await this.accounts.findById(entry.userId, { withHidden: true });
+      const row = await this.accounts.findStoredById(entry.userId);
       if (row) {
         const user = this.accounts.toAuthUser(row);
         if (this.stillOpens(row, user, entry)) return user;
@@ -88,7 +88,7 @@ export class CachedPasswordCheck implements PasswordCheck {
     return user;
   }
 
-  private stillOpens(row: Row, user: AuthUser, entry: Remembered): boolean {
+  private stillOpens(row: StoredRecord, user: AuthUser, entry: Remembered): boolean {
     if (!row.get('is_active') || user.username !== entry.username) return false;
     return timingSafeEqual(this.digest(String(row.get('password'))), entry.storedHash);
   }

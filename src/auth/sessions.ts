@@ -6,6 +6,8 @@ import { DataTypes, type Sequelize } from 'sequelize';
 import { Passport } from 'passport';
 import type { Config } from '../config.js';
 import type { Accounts, AuthUser } from './accounts.js';
+import { compiledReads } from '../db/compiled.js';
+import type { RowModel } from '../registry.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -55,8 +57,26 @@ export function createSessionStore(sequelize: Sequelize, lifetimeSeconds: number
     // A session ends when its cookie says, however often it is used: no sliding expiry, no write per request.
     disableTouch: true,
   } as ConstructorParameters<typeof SequelizeStore>[0]);
+  readByCompiledSql(store, sequelize);
   refuseExpired(store);
   return { store, close: () => store.stopExpiringSessions() };
+}
+
+/**
+ * Every request with a session cookie reads its row: as compiled SQL (db/compiled.ts)
+ * rather than the store's findOne, which builds the query and a model instance each time.
+ */
+function readByCompiledSql(store: Store, sequelize: Sequelize): void {
+  const read = { model: sequelize.model('Session') as RowModel, attributes: ['data'] };
+  store.get = (sid, callback) => {
+    compiledReads(sequelize)
+      .one(read, 'session-by-sid', sid)
+      .then((row) => (typeof row?.data === 'string' ? (JSON.parse(row.data) as SessionData) : null))
+      .then(
+        (data) => callback(null, data),
+        (error: unknown) => callback(error),
+      );
+  };
 }
 
 /**
@@ -189,7 +209,7 @@ export function browserPassport(accounts: Accounts, secret: string): InstanceTyp
     );
   });
   passport.deserializeUser<number>((req: Request, id: number, done: (error: unknown, user?: Express.User | false) => void) => {
-    accounts.findById(id, { withHidden: true }).then(
+    accounts.findStoredById(id).then(
       (row) => {
         if (!row || !row.get('is_active') || !sessionStillBound(req, secret, String(row.get('password')))) return done(null, false);
         done(null, accounts.toAuthUser(row));
