@@ -1,19 +1,25 @@
+/**
+ * The server's entry point (`npm start`). Its static imports stay light: a
+ * cluster's primary only forks and watches, so the application (Express,
+ * Sequelize, the resources) is imported only where it serves or prepares the
+ * database. A test checks that the primary loads none of it.
+ */
+import { spawn } from 'node:child_process';
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
-import { createApp } from './app.js';
-import { cliLanguage } from './cli/io.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { adminPreload, skipAdminBundler } from './admin/mount.js';
 import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
-import { translator, type Translate } from './i18n.js';
-import { parseDatabaseUrl } from './db/database.js';
-import { seedEmptyDevelopmentDatabase, type SeedOutcome } from './db/seeder.js';
-import { CommandFailed } from './cli/accounts.js';
-import { seedFailure, seedLines } from './cli/seeding.js';
+import type { Translate } from './i18n.js';
 import { runPrimary } from './cluster.js';
 import { createLogger } from './logger.js';
-import { createServices, type Services } from './services.js';
+import type { SeedOutcome } from './db/seeder.js';
+import type { Services } from './services.js';
 import { exitOnSignal, gracefulClose, SHUTDOWN_GRACE_MS, WORKER_SHUTDOWN_GRACE_MS } from './shutdown.js';
+
+/** The argument of the short-lived process in which a cluster's primary has the database prepared. */
+export const PREPARE_DATABASE_ARG = '--prepare-database';
 
 export interface RunningServer {
   server: Server;
@@ -31,10 +37,13 @@ export interface StartOptions {
    * database first (default). A cluster's workers do not: their primary did.
    */
   prepareDatabase?: boolean;
+  /** Start loading the admin as soon as the server listens (ADMIN_PRELOAD; default off). */
+  preloadAdmin?: boolean;
 }
 
-/** Migrations, then the demo data on an empty development database: what a cluster's primary does once for its workers. */
+/** Migrations, then the demo data on an empty development database: what a cluster's preparing process does once for its workers. */
 export async function prepareDatabase(config: Config): Promise<SeedOutcome | null> {
+  const [{ createServices }, { seedEmptyDevelopmentDatabase }] = await Promise.all([import('./services.js'), import('./db/seeder.js')]);
   const services = await createServices(config);
   try {
     return await seedEmptyDevelopmentDatabase(services);
@@ -46,10 +55,11 @@ export async function prepareDatabase(config: Config): Promise<SeedOutcome | nul
 /** Serves every site on HOST:PORT, after preparing the database unless told not to. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const prepare = options.prepareDatabase ?? true;
+  const [{ createServices }, { createApp }] = await Promise.all([import('./services.js'), import('./app.js')]);
   const services = await createServices(config, { migrate: prepare });
   let demo: SeedOutcome | null = null;
   try {
-    if (prepare) demo = await seedEmptyDevelopmentDatabase(services);
+    if (prepare) demo = await (await import('./db/seeder.js')).seedEmptyDevelopmentDatabase(services);
   } catch (error) {
     await services.close();
     throw error;
@@ -59,6 +69,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
   const closeServer = gracefulClose(server);
+  // Whether preloaded or loaded by its first request, the admin needs no bundler: npm run build bundled it.
+  skipAdminBundler();
+  if (options.preloadAdmin) {
+    // After this turn, so that the caller logs `serving on` first; a failure is logged by the loader, and the first admin request tries again.
+    setImmediate(() => {
+      app.warm().then(
+        () => services.logger.info('admin site loaded'),
+        () => undefined,
+      );
+    });
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const close = async (): Promise<void> => {
@@ -69,29 +90,47 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /** Workers share the database: an in-memory SQLite database would be a different one in each process. */
-function checkConcurrency(config: Config): void {
+async function checkConcurrency(config: Config): Promise<void> {
+  if (config.webConcurrency <= 1) return;
+  const { parseDatabaseUrl } = await import('./db/database.js');
   const target = parseDatabaseUrl(config.databaseUrl);
-  if (config.webConcurrency > 1 && target.dialect === 'sqlite' && target.storage === ':memory:') {
+  if (target.dialect === 'sqlite' && target.storage === ':memory:') {
     throw new ConfigError('WEB_CONCURRENCY', String(config.webConcurrency), '1 with an in-memory SQLite database, which each process would have to itself');
   }
 }
 
-function readConfig(t: Translate): Config {
+/** The command line's messages, loaded only when there is something to say (they bring the prompts library). */
+async function cliMessages(): Promise<Translate> {
+  const [{ cliLanguage }, { translator }] = await Promise.all([import('./cli/io.js'), import('./i18n.js')]);
+  return translator(cliLanguage(process.env), ['cli', 'common']);
+}
+
+async function configFailed(error: unknown): Promise<never> {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${describeConfigError(await cliMessages(), error)}\n`);
+  process.exit(1);
+}
+
+interface ServerSettings {
+  config: Config;
+  preloadAdmin: boolean;
+}
+
+async function readSettings(): Promise<ServerSettings> {
   try {
     loadDotEnv();
     const config = loadConfig();
     checkServerConfig(config);
-    checkConcurrency(config);
-    return config;
+    return { config, preloadAdmin: adminPreload(process.env, config.environment) };
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${describeConfigError(t, error)}\n`);
-    process.exit(1);
+    return configFailed(error);
   }
 }
 
 /** Why the server could not start, for people; then exit with status 1. */
-function startFailed(t: Translate, config: Config, error: unknown): never {
+async function startFailed(config: Config, error: unknown): Promise<never> {
+  const t = await cliMessages();
+  const [{ seedFailure }, { CommandFailed }] = await Promise.all([import('./cli/seeding.js'), import('./cli/accounts.js')]);
   const seeding = seedFailure(t, error);
   if (seeding instanceof CommandFailed) {
     process.stderr.write(`${seeding.lines.join('\n')}\n`);
@@ -103,29 +142,63 @@ function startFailed(t: Translate, config: Config, error: unknown): never {
   process.exit(1);
 }
 
-function printDemo(t: Translate, demo: SeedOutcome | null): void {
-  if (demo) process.stdout.write(`${[t('seed.demo_loaded'), ...seedLines(t, demo)].join('\n')}\n`);
+async function printDemo(demo: SeedOutcome | null): Promise<void> {
+  if (!demo) return;
+  const [t, { seedLines }] = await Promise.all([cliMessages(), import('./cli/seeding.js')]);
+  process.stdout.write(`${[t('seed.demo_loaded'), ...seedLines(t, demo)].join('\n')}\n`);
 }
 
 /**
- * WEB_CONCURRENCY=1: this process serves. More: this process is the primary;
- * it prepares the database once, so that workers never race on migrations or
- * the demo data, then forks the workers, each of which serves.
+ * The process a cluster's primary starts before it forks: it checks that the
+ * workers can share the database, applies the migrations and loads the demo
+ * data into an empty development database, says so, and exits (status 1 when
+ * it could not, having said why on stderr).
+ */
+async function prepareAndExit(config: Config): Promise<void> {
+  await checkConcurrency(config).catch(configFailed);
+  await printDemo(await prepareDatabase(config).catch((error: unknown) => startFailed(config, error)));
+  process.exit(0);
+}
+
+/**
+ * Runs `prepareAndExit` in a child process and resolves with its exit status.
+ * A SIGINT or SIGTERM meanwhile is passed on; the primary ends with the child.
+ */
+function prepareInChild(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), PREPARE_DATABASE_ARG], { stdio: 'inherit' });
+    const pass = (signal: NodeJS.Signals): void => void child.kill(signal);
+    process.on('SIGINT', pass);
+    process.on('SIGTERM', pass);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      process.off('SIGINT', pass);
+      process.off('SIGTERM', pass);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/**
+ * WEB_CONCURRENCY=1: this process serves. More: this process is the primary,
+ * which stays small (it imports neither the application nor the database
+ * library): a short-lived child process prepares the database once, so that
+ * workers never race on migrations or the demo data, then the primary forks
+ * the workers, each of which serves.
  */
 async function main(): Promise<void> {
-  const t = translator(cliLanguage(process.env), ['cli', 'common']);
-  const config = readConfig(t);
+  const { config, preloadAdmin } = await readSettings();
+  if (process.argv.includes(PREPARE_DATABASE_ARG)) return prepareAndExit(config);
   if (cluster.isPrimary && config.webConcurrency > 1) {
-    printDemo(t, await prepareDatabase(config).catch((error: unknown) => startFailed(t, config, error)));
+    const status = await prepareInChild();
+    if (status !== 0) process.exit(status);
     const logger = createLogger(config.logLevel);
     if (!config.redisUrl) logger.warn({ workers: config.webConcurrency }, 'no REDIS_URL: each worker counts login failures on its own, so the limits are multiplied by the workers');
     runPrimary({ workers: config.webConcurrency, logger });
     return;
   }
-  const running = await startServer(config, { prepareDatabase: cluster.isPrimary }).catch((error: unknown) =>
-    startFailed(t, config, error),
-  );
-  printDemo(t, running.demo);
+  const running = await startServer(config, { prepareDatabase: cluster.isPrimary, preloadAdmin }).catch((error: unknown) => startFailed(config, error));
+  await printDemo(running.demo);
   running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
   exitOnSignal(running.services.logger, () => running.close(), cluster.isPrimary ? SHUTDOWN_GRACE_MS : WORKER_SHUTDOWN_GRACE_MS);
 }

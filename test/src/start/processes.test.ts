@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { adminPreload } from '../../../src/admin/mount.js';
+import { ConfigError } from '../../../src/config.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { PRODUCTION_ENV, spawnServer, startServerProcess, type LogLine } from '../../helpers/server.js';
+
+/**
+ * Loaded into every process of the server (NODE_OPTIONS=--import): on SIGUSR2
+ * it logs, as one JSON line, the packages of the CommonJS modules loaded so far.
+ * Sequelize, Express, sqlite3 and umzug are CommonJS, and nothing of the
+ * application runs without them.
+ */
+const REPORTER = `
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+process.on('SIGUSR2', () => {
+  const packages = new Set();
+  for (const file of Object.keys(require.cache)) {
+    const match = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(file);
+    if (match) packages.add(match[1]);
+  }
+  process.stdout.write(JSON.stringify({ pid: process.pid, msg: 'loaded packages', packages: [...packages].sort() }) + '\\n');
+});
+`;
+
+const APPLICATION_PACKAGES = ['sequelize', 'express', 'sqlite3', 'umzug'];
+
+describe('the processes of a start', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-start-'));
+  const reporter = path.join(dir, 'reporter.mjs');
+  let database: TestDatabase;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    writeFileSync(reporter, REPORTER);
+    database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+    env = { ...PRODUCTION_ENV, DATABASE_URL: database.url, NODE_OPTIONS: `--import=${reporter}` };
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, sqlite3, umzug); its workers do', async () => {
+    const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '2' });
+    try {
+      await server.waitForLog(() => server.servingPids().length === 2);
+      const worker = server.servingPids()[0]!;
+      const packagesOf = async (pid: number): Promise<string[]> => {
+        process.kill(pid, 'SIGUSR2');
+        const line: LogLine = await server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
+        return line.packages as string[];
+      };
+      const primary = await packagesOf(server.pid);
+      expect(primary.filter((name) => APPLICATION_PACKAGES.includes(name))).toEqual([]);
+      expect(await packagesOf(worker)).toEqual(expect.arrayContaining(APPLICATION_PACKAGES));
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+  }, 30_000);
+
+  test('in production the admin is loaded as soon as the server listens, without a request for it', async () => {
+    const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '1' });
+    try {
+      const loaded = await server.waitForLog((line) => line.msg === 'admin site loaded');
+      expect(loaded.pid).toBe(server.pid);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+  });
+
+  test('ADMIN_PRELOAD that is not a boolean stops the start with status 1 and says why', async () => {
+    const child = spawnServer({ ...env, ADMIN_PRELOAD: 'maybe' });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(status).toBe(1);
+    expect(stderr).toBe('Invalid setting ADMIN_PRELOAD=maybe: expected boolean.\n');
+  });
+});
+
+describe('ADMIN_PRELOAD', () => {
+  test('unset: on in production only', () => {
+    expect(adminPreload({}, 'production')).toBe(true);
+    expect(adminPreload({ ADMIN_PRELOAD: ' ' }, 'production')).toBe(true);
+    expect(adminPreload({}, 'development')).toBe(false);
+    expect(adminPreload({}, 'test')).toBe(false);
+  });
+
+  test('set: what it says, in any environment', () => {
+    expect(adminPreload({ ADMIN_PRELOAD: '0' }, 'production')).toBe(false);
+    expect(adminPreload({ ADMIN_PRELOAD: 'off' }, 'production')).toBe(false);
+    expect(adminPreload({ ADMIN_PRELOAD: 'true' }, 'development')).toBe(true);
+    expect(adminPreload({ ADMIN_PRELOAD: 'Yes' }, 'test')).toBe(true);
+    expect(() => adminPreload({ ADMIN_PRELOAD: 'maybe' }, 'production')).toThrow(ConfigError);
+  });
+});
