@@ -68,6 +68,12 @@ describe('the processes of a start', () => {
     try {
       const loaded = await server.waitForLog((line) => line.msg === 'admin site loaded');
       expect(loaded.pid).toBe(server.pid);
+      // Loaded without AdminJS's bundler (a stub stands in for it): the pages and our prebuilt components are served.
+      for (const page of ['admin/login', 'admin/frontend/assets/components.bundle.js', 'admin/frontend/assets/app.bundle.js']) {
+        const res = await fetch(new URL(page, server.url));
+        await res.arrayBuffer();
+        expect([page, res.status]).toEqual([page, 200]);
+      }
     } finally {
       server.child.kill('SIGTERM');
     }
