@@ -27,7 +27,29 @@ function serializeError(error: Error): pino.SerializedError {
   return serialized;
 }
 
+/**
+ * Standard output written off the request's path: pino's own destination in
+ * its asynchronous mode (the write happens on libuv's threads, a line at a
+ * time, so nothing waits for a buffer to fill), flushed when the process exits.
+ */
+let stdoutDestination: pino.DestinationStream | undefined;
+
+function asyncStdout(): pino.DestinationStream {
+  if (!stdoutDestination) {
+    const destination = pino.destination({ dest: 1, sync: false, minLength: 0 });
+    process.once('exit', () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // Nothing left to write, or the pipe is gone: nothing more can be said.
+      }
+    });
+    stdoutDestination = destination;
+  }
+  return stdoutDestination;
+}
+
 /** Structured JSON logs. Request bodies are never passed to it. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } }, destination);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } }, destination ?? asyncStdout());
 }
