@@ -90,6 +90,7 @@ export class CompiledReads {
   private readonly sqlite: boolean;
   /** SQLite statements prepared once per connection; finalized before it closes (else SQLite refuses to close it). */
   private readonly prepared = new Map<SqliteDatabase, Map<string, SqliteStatement>>();
+  private sqliteConnection: Promise<SqliteDatabase> | undefined;
 
   constructor(private readonly sequelize: Sequelize) {
     this.sqlite = sequelize.getDialect() === 'sqlite';
@@ -147,14 +148,19 @@ export class CompiledReads {
   async close(): Promise<void> {
     const statements = [...this.prepared.values()].flatMap((byText) => [...byText.values()]);
     this.prepared.clear();
+    this.sqliteConnection = undefined;
     await Promise.all(statements.map((statement) => new Promise<void>((resolve) => statement.finalize(resolve))));
   }
 
   private async run(sql: string, params: readonly unknown[]): Promise<PlainRow[]> {
     const connections = this.sequelize.connectionManager;
     if (this.sqlite) {
-      // Sequelize keeps one SQLite connection outside transactions and hands out that same one.
-      const db = (await connections.getConnection({ type: 'read' })) as unknown as SqliteDatabase;
+      // Sequelize keeps one SQLite connection outside transactions and hands out that same one: asked for once.
+      this.sqliteConnection ??= (connections.getConnection({ type: 'read' }) as unknown as Promise<SqliteDatabase>).catch((error: unknown) => {
+        this.sqliteConnection = undefined;
+        throw error;
+      });
+      const db = await this.sqliteConnection;
       const statement = this.preparedOn(db, sql);
       return new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows))));
     }

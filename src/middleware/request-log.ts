@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import type { Logger } from '../logger.js';
+import { unredactedLogger, type Logger } from '../logger.js';
 
 /** A request id a proxy or client may hand us: short, and nothing that could garble a log line. */
 const GIVEN_ID = /^[\w.:-]{1,128}$/;
@@ -72,6 +72,8 @@ declare module 'http' {
  * tenth of a small read's time.
  */
 export function requestLog(logger: Logger): RequestHandler {
+  // Its lines hold no secret (credential headers are censored above): no redaction pass over each.
+  const lines = unredactedLogger(logger);
   return (req, res, next) => {
     const started = Date.now();
     const id = requestId(req, res);
@@ -90,8 +92,8 @@ export function requestLog(logger: Logger): RequestHandler {
         responseTime: Date.now() - started,
         ...(res.err ? { err: res.err } : {}),
       };
-      if (failed) logger.error(line, 'request errored');
-      else logger.info(line, res.writableEnded ? 'request completed' : 'request aborted');
+      if (failed) lines.error(line, 'request errored');
+      else lines.info(line, res.writableEnded ? 'request completed' : 'request aborted');
     };
     res.once('finish', done);
     res.once('close', done);
