@@ -40,7 +40,7 @@ interface SqliteStatement {
 }
 
 interface SqliteDatabase {
-  prepare(sql: string): SqliteStatement;
+  prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
 }
 
 interface PostgresClient {
@@ -89,7 +89,7 @@ export class CompiledReads {
   private readonly statements = new Map<string, string>();
   private readonly sqlite: boolean;
   /** SQLite statements prepared once per connection; finalized before it closes (else SQLite refuses to close it). */
-  private readonly prepared = new Map<SqliteDatabase, Map<string, SqliteStatement>>();
+  private readonly prepared = new Map<SqliteDatabase, Map<string, Promise<SqliteStatement>>>();
   private sqliteConnection: Promise<SqliteDatabase> | undefined;
 
   constructor(private readonly sequelize: Sequelize) {
@@ -98,24 +98,58 @@ export class CompiledReads {
 
   /** The one row whose `by` attribute has this value, joined references nested under their names; or null. */
   async one(read: KeyedRead, shape: string, value: unknown): Promise<PlainRow | null> {
-    const [row] = await this.run(this.statement(read, shape), [value]);
+    const sql = this.statement(`${read.model.name}:${shape}`, () => {
+      const { model, by = model.primaryKeyAttribute } = read;
+      return `${this.selectFrom(read)} WHERE ${this.quote('base')}.${this.quote(columnOf(model, by))} = ${this.placeholder(1)} LIMIT 1`;
+    });
+    const [row] = await this.run(sql, [value]);
     return row ? nested(row) : null;
   }
 
-  private statement(read: KeyedRead, shape: string): string {
-    const key = `${read.model.name}:${shape}`;
+  /**
+   * `limit` rows from `offset` of the whole table (no condition) in `order`:
+   * a list page as compiled SQL, with the same columns and joins as `one`.
+   */
+  async page(read: KeyedRead, order: readonly (readonly [string, 'ASC' | 'DESC'])[], shape: string, limit: number, offset: number): Promise<PlainRow[]> {
+    const sql = this.statement(`${read.model.name}:page:${shape}:${order.flat().join(',')}`, () => {
+      const base = this.quote('base');
+      const sorted = order.map(([name, direction]) => `${base}.${this.quote(columnOf(read.model, name))} ${direction}`);
+      return `${this.selectFrom(read)} ORDER BY ${sorted.join(', ')} LIMIT ${this.placeholder(1)} OFFSET ${this.placeholder(2)}`;
+    });
+    return (await this.run(sql, [limit, offset])).map(nested);
+  }
+
+  /** Rows of SQL the caller writes once (`compile` runs the first time `shape` is asked), its values bound in order. */
+  async rows(shape: string, compile: (quote: (name: string) => string, placeholder: (position: number) => string) => string, params: readonly unknown[]): Promise<PlainRow[]> {
+    const sql = this.statement(shape, () => compile((name) => this.quote(name), (position) => this.placeholder(position)));
+    return this.run(sql, params);
+  }
+
+  private statement(key: string, compile: () => string): string {
     let sql = this.statements.get(key);
     if (!sql) {
-      sql = this.compile(read);
+      sql = compile();
       this.statements.set(key, sql);
     }
     return sql;
   }
 
-  private compile({ model, by = model.primaryKeyAttribute, attributes = defaultAttributes(model), include = [] }: KeyedRead): string {
+  private get generator(): QuoteGenerator {
     // The typings put quoteTable on the query interface; Sequelize has it on the query generator.
-    const queries = (this.sequelize.getQueryInterface() as unknown as { queryGenerator: QuoteGenerator }).queryGenerator;
-    const quote = (name: string): string => queries.quoteIdentifier(name);
+    return (this.sequelize.getQueryInterface() as unknown as { queryGenerator: QuoteGenerator }).queryGenerator;
+  }
+
+  private quote(name: string): string {
+    return this.generator.quoteIdentifier(name);
+  }
+
+  private placeholder(position: number): string {
+    return this.sqlite ? `?${position}` : `$${position}`;
+  }
+
+  /** `SELECT <columns> FROM <table> AS base LEFT OUTER JOIN …` for the read's attributes and references. */
+  private selectFrom({ model, attributes = defaultAttributes(model), include = [] }: KeyedRead): string {
+    const quote = (name: string): string => this.quote(name);
     const base = quote('base');
     const columns = attributes.map((name) => `${base}.${quote(columnOf(model, name))} AS ${quote(name)}`);
     const joins = include.map(({ association, attributes: joined }) => {
@@ -124,13 +158,13 @@ export class CompiledReads {
       const alias = quote(association);
       for (const name of joined ?? defaultAttributes(relation.target)) columns.push(`${alias}.${quote(columnOf(relation.target, name))} AS ${quote(`${association}.${name}`)}`);
       const on = `${alias}.${quote(columnOf(relation.target, relation.targetKey))} = ${base}.${quote(columnOf(model, relation.foreignKey))}`;
-      return ` LEFT OUTER JOIN ${queries.quoteTable(relation.target.getTableName())} AS ${alias} ON ${on}`;
+      return ` LEFT OUTER JOIN ${this.generator.quoteTable(relation.target.getTableName())} AS ${alias} ON ${on}`;
     });
-    const placeholder = this.sqlite ? '?' : '$1';
-    return `SELECT ${columns.join(', ')} FROM ${queries.quoteTable(model.getTableName())} AS ${base}${joins.join('')} WHERE ${base}.${quote(columnOf(model, by))} = ${placeholder} LIMIT 1`;
+    return `SELECT ${columns.join(', ')} FROM ${this.generator.quoteTable(model.getTableName())} AS ${base}${joins.join('')}`;
   }
 
-  private preparedOn(db: SqliteDatabase, sql: string): SqliteStatement {
+  /** The statement prepared on this connection; one that fails to prepare (its table not there yet, say) is not kept. */
+  private preparedOn(db: SqliteDatabase, sql: string): Promise<SqliteStatement> {
     let statements = this.prepared.get(db);
     if (!statements) {
       statements = new Map();
@@ -138,7 +172,14 @@ export class CompiledReads {
     }
     let statement = statements.get(sql);
     if (!statement) {
-      statement = db.prepare(sql);
+      const byText = statements;
+      statement = new Promise<SqliteStatement>((resolve, reject) => {
+        const prepared = db.prepare(sql, (error) => {
+          if (!error) return resolve(prepared);
+          byText.delete(sql);
+          reject(error);
+        });
+      });
       statements.set(sql, statement);
     }
     return statement;
@@ -149,7 +190,11 @@ export class CompiledReads {
     const statements = [...this.prepared.values()].flatMap((byText) => [...byText.values()]);
     this.prepared.clear();
     this.sqliteConnection = undefined;
-    await Promise.all(statements.map((statement) => new Promise<void>((resolve) => statement.finalize(resolve))));
+    const finalize = async (preparing: Promise<SqliteStatement>): Promise<void> => {
+      const statement = await preparing.catch(() => null);
+      if (statement) await new Promise<void>((resolve) => statement.finalize(resolve));
+    };
+    await Promise.all(statements.map(finalize));
   }
 
   private async run(sql: string, params: readonly unknown[]): Promise<PlainRow[]> {
@@ -161,7 +206,7 @@ export class CompiledReads {
         throw error;
       });
       const db = await this.sqliteConnection;
-      const statement = this.preparedOn(db, sql);
+      const statement = await this.preparedOn(db, sql);
       return new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows))));
     }
     const client = await connections.getConnection({ type: 'read' });

@@ -7,6 +7,7 @@
  * with no filter reads its count there.
  */
 import type { QueryInterface, Sequelize, Transaction } from 'sequelize';
+import { compiledReads } from './compiled.js';
 import { perDatabase } from './per-database.js';
 
 const TABLE = 'row_counts';
@@ -87,10 +88,8 @@ export class RowCounts {
 
   private async read(table: string): Promise<number | null> {
     try {
-      const [row] = (await this.sequelize.query(`SELECT row_count FROM ${TABLE} WHERE table_name = :table`, {
-        type: 'SELECT',
-        replacements: { table },
-      })) as { row_count: string | number }[];
+      // Every unfiltered page reads it: compiled SQL, prepared once.
+      const [row] = await compiledReads(this.sequelize).rows('row-count', (_quote, placeholder) => `SELECT row_count FROM ${TABLE} WHERE table_name = ${placeholder(1)}`, [table]);
       return row === undefined ? null : Number(row.row_count);
     } catch {
       // No row_counts table: no migration made one yet.

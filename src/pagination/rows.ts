@@ -2,8 +2,9 @@
  * Reading the rows of one page by position (page numbers, limit and offset),
  * and the query parameters a size or position is given in.
  */
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
+import { compiledReads, type JoinedReference, type KeyedRead } from '../db/compiled.js';
 import { queryValue } from '../context.js';
 import type { RequestContext } from '../contracts.js';
 import type { PlainRow } from '../batches.js';
@@ -41,7 +42,10 @@ export async function readOffsetRows(model: RowModel, query: OrderedQuery, offse
   // Plain rows: a page is shown, never saved, and model instances cost it three times the CPU.
   const plain = { raw: true, nest: true } as const;
   let rows: PlainRow[];
-  if (skip <= DIRECT_OFFSET_LIMIT) {
+  const compiled = skip <= DIRECT_OFFSET_LIMIT ? compiledPage(model, query) : null;
+  if (compiled) {
+    rows = await compiledReads(model.sequelize as Sequelize).page(compiled, order, compiled.shape, limit, skip);
+  } else if (skip <= DIRECT_OFFSET_LIMIT) {
     rows = (await model.findAll({ ...query, order, limit, offset: skip, ...plain })) as unknown as PlainRow[];
   } else {
     const key = model.primaryKeyAttribute;
@@ -52,6 +56,24 @@ export async function readOffsetRows(model: RowModel, query: OrderedQuery, offse
     rows = found as unknown as PlainRow[];
   }
   return fromEnd ? rows.reverse() : rows;
+}
+
+/**
+ * A page of the whole table (no condition) ordered by its own columns, with
+ * references joined only to be named: compiled SQL, written once per shape.
+ * Anything else is Sequelize's to build.
+ */
+function compiledPage(model: RowModel, query: OrderedQuery): (KeyedRead & { shape: string }) | null {
+  if (query.where !== undefined) return null;
+  const columns = model.getAttributes();
+  if (!query.order.every(([name]) => name in columns)) return null;
+  const include: JoinedReference[] = [];
+  for (const entry of (query.include ?? []) as unknown[]) {
+    const { association, attributes, ...rest } = entry as { association?: unknown; attributes?: unknown };
+    if (typeof association !== 'string' || !Array.isArray(attributes) || Object.keys(rest).length > 0) return null;
+    include.push({ association, attributes: attributes as string[] });
+  }
+  return { model, include, shape: include.map(({ association, attributes }) => `${association}(${attributes?.join(',')})`).join(';') };
 }
 
 /** The rows a list's condition keeps; the whole table's count comes from its counter where one is kept (src/db/row-counter.ts). */
