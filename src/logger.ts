@@ -3,8 +3,9 @@ import { pino, type Logger } from 'pino';
 export type { Logger };
 
 /**
- * Where credentials could appear in a log line: request headers (pino-http
- * logs them), cookies set in answers, and any `password` field.
+ * Where credentials could appear in a log line: request headers (should a
+ * handler log them; the request log censors its own), cookies set in
+ * answers, and any `password` field.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',

@@ -139,7 +139,7 @@ async function sendStream(ctx: RequestContext, response: SiteResponse, contentTy
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     (req.log ?? logger).error({ err: error, method: req.method, path: req.path }, 'streaming failed');
-    // pino-http then logs the request as errored, not as aborted by the client.
+    // The request log then logs the request as errored, not as aborted by the client.
     res.err = error as Error;
     res.destroy();
   }
@@ -148,7 +148,7 @@ async function sendStream(ctx: RequestContext, response: SiteResponse, contentTy
 export function errorResponse(ctx: RequestContext, error: unknown, logger: Logger): SiteResponse {
   const apiError = asApiError(error);
   if (apiError.status >= 500) {
-    // req.log (pino-http) adds the request id.
+    // req.log adds the request.
     (ctx.req.log ?? logger).error({ err: error, method: ctx.req.method, path: ctx.req.path }, 'request failed');
   }
   return ctx.site.errorResponse(ctx, apiError);

@@ -60,6 +60,7 @@ interface Row {
   label: string;
   real: { requestsPerSecond: number; errors: number };
   ceiling: { requestsPerSecond: number };
+  reference: { requestsPerSecond: number };
   problems: string[];
 }
 
@@ -68,7 +69,7 @@ describe('the benchmarks', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('npm run bench measures every row against its ceiling, the start and the memory', async () => {
+  test('npm run bench measures every row against its ceiling and the same-stack reference, the start and the memory', async () => {
     const json = path.join(dir, 'http.json');
     // 300 comments in pages of 2: the deep page is 80% of the way in, as ?page=4000 is of 10,000.
     const { status, output } = await runBench('http.js', ['--duration', '1', '--warmup', '0', '--comments', '300', '--connections', '2', '--json', json]);
@@ -80,6 +81,8 @@ describe('the benchmarks', () => {
       'GET /comments/ (session cookie)',
       'GET /api/comments/1 (bearer)',
       'GET /api/comments (bearer, all 300)',
+      'GET /api/comments/1 (bearer, If-None-Match)',
+      'GET /comments/ (Basic, If-None-Match)',
       'POST /comments/ (Basic)',
       'POST /api/comments (bearer)',
     ]);
@@ -88,6 +91,7 @@ describe('the benchmarks', () => {
       expect(row.real.errors).toBe(0);
       expect(row.real.requestsPerSecond).toBeGreaterThan(0);
       expect(row.ceiling.requestsPerSecond).toBeGreaterThan(0);
+      expect(row.reference.requestsPerSecond).toBeGreaterThan(0);
     }
     expect(report.start.firstAuthenticatedSeconds).toBeGreaterThan(0);
     expect(report.memory.length).toBeGreaterThan(0);
