@@ -95,6 +95,23 @@ describe('a person in a browser', () => {
     expect(gone?.status()).toBe(404);
   });
 
+  test('does not save over a comment someone changed since its page was opened (412), and sees the change on reload', async () => {
+    await page.goto(new URL('comments/3/', url).href);
+    // Someone else changes the comment through the API meanwhile.
+    const api = await request.newContext({ httpCredentials: { username: 'alice', password: 'alice-demo-pass' } });
+    const changed = await api.patch(new URL('comments/3/', url).href, { data: { body: 'changed there' }, headers: { Accept: 'application/json' } });
+    expect(changed.status()).toBe(200);
+    await api.dispose();
+    await page.locator('form.html #id_title').fill('mine');
+    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
+    expect(await response('HTTP 412')).toContain('If-Match');
+    await shot('06b-conflict');
+    await page.goto(new URL('comments/3/', url).href);
+    const shown = await page.locator('pre').innerText();
+    expect(shown).toContain('changed there');
+    expect(shown).not.toContain('"title": "mine"');
+  });
+
   test("sends raw JSON with PUT, and uses the token API's page with the same session", async () => {
     await page.goto(new URL('comments/1/', url).href);
     await page.getByText('Raw data (JSON)').click();
