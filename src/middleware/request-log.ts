@@ -78,7 +78,9 @@ export function requestLog(logger: Logger): RequestHandler {
     const started = Date.now();
     const id = requestId(req, res);
     const url = redactedUrl(req.url);
-    req.log = logger.child({ req: { id, method: req.method, url } });
+    // Made when a handler first logs: most requests never do, and a child logger costs a redaction pass.
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', { configurable: true, get: () => (child ??= logger.child({ req: { id, method: req.method, url } })) });
     if (QUIET_PATHS.has(url.split('?', 1)[0] ?? '')) return next();
     let logged = false;
     const done = (): void => {
