@@ -62,12 +62,19 @@ function prepare(db: sqlite3.Database, sql: string): Promise<sqlite3.Statement> 
 
 type Param = string | number | null;
 
-function get<T>(statement: sqlite3.Statement, params: Param[]): Promise<T | undefined> {
-  return new Promise((resolve, reject) => statement.get<T>(params, (error, row) => (error ? reject(error) : resolve(row))));
-}
-
 function all<T>(statement: sqlite3.Statement, params: Param[]): Promise<T[]> {
   return new Promise((resolve, reject) => statement.all<T>(params, (error, rows) => (error ? reject(error) : resolve(rows))));
+}
+
+/**
+ * The one row of a lookup by key. Through all(), not Statement#get(): get()
+ * leaves the statement open after its row, and with it a read transaction
+ * whose snapshot makes this connection's next write fail (SQLITE_BUSY) once
+ * another process has written; all() steps to the end, and a statement without
+ * parameters to bind is reset each time too.
+ */
+async function get<T>(statement: sqlite3.Statement, params: Param[]): Promise<T | undefined> {
+  return (await all<T>(statement, params))[0];
 }
 
 /** The changed row's id and how many rows changed. */
@@ -127,8 +134,7 @@ export async function openReferenceDatabase(file: string): Promise<ReferenceData
     user: (id) => get<UserRow>(statements.user, [id]),
     session: (sid) => get<SessionRow>(statements.session, [sid]),
     comment: (id) => get(statements.comment, [id]),
-    // all(), not get(): without parameters to bind, get() does not reset the statement, and a second call would find no row.
-    count: async () => Number((await all<{ row_count: number }>(statements.count, []))[0]?.row_count ?? 0),
+    count: async () => Number((await get<{ row_count: number }>(statements.count, []))?.row_count ?? 0),
     page: (limit, offset) => all<CommentRow>(statements.page, [limit, offset]),
     everyComment: () => all<CommentRow>(statements.everyComment, []),
     insertComment: async (title, body, userId, now) => {
