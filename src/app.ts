@@ -77,23 +77,23 @@ export function createApp(services: Services): App {
   const admin = lazyAdmin(services);
   app.use(ADMIN_PATH, adminHeaders(), admin.handler);
   app.use(productHeaders());
-  app.use(healthRoutes(services.sequelize, logger));
-  // The browsable page's script and nothing else: every page works without any external request.
-  app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
+  const described = describedRoutes(mounts);
+  const root = mounts.find((mount) => mount.path === '/');
+  if (!root) throw new Error('no site at the root');
+  assertRootReachable(root, mounts, described.plainRoutes);
   const passport = browserPassport(accounts, sessionHashSecret(config));
   // Anonymous visitors' CSRF tokens are signed with it (src/auth/csrf.ts): no session row for a login form.
   app.locals[CSRF_SECRET] = sessionHashSecret(config);
   // The browser session on every site; the API sites load it only for requests that bring its cookie.
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);
-
-  const described = describedRoutes(mounts);
-  const root = mounts.find((mount) => mount.path === '/');
-  if (!root) throw new Error('no site at the root');
-  assertRootReachable(root, mounts, described.plainRoutes);
+  // The sites under their own paths first: their requests pass no other router (none serves under their paths).
+  for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+  app.use(healthRoutes(services.sequelize, logger));
+  // The browsable page's script and nothing else: every page works without any external request.
+  app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
   app.use(openApiRouter(described));
   app.use(DOCS_PATH, docsRouter());
-  for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
   const [firstList] = registry.exposedOn(root.site.name);
   const passwordChange = { accounts, tokens: services.tokens, bodyLimit: config.bodyLimit, sessionSecret: sessionHashSecret(config), logger };
   // Fortify's `PUT /user/password`, and Django's password change form beside the browser login.
