@@ -4,6 +4,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { adminAgent, openEditForm, submit, type Agent } from '../../helpers/admin.js';
 import { loadDeclarations, WITH_HIDDEN } from '../../../src/registry.js';
 import { defineResource, field } from '../../../src/resource.js';
+import { bookFields, Genre } from '../../fixtures/admin-books/resources.js';
 import { migrationsDir, projectRoot } from '../../../src/paths.js';
 
 const LOAD_TIMEOUT = 60_000;
@@ -142,26 +143,11 @@ const Author = defineResource({
   fields: { id: field.id(), name: field.string({ maxLength: 100 }) },
   displayField: 'name',
 });
-const Genre = defineResource({
-  name: 'Genre',
-  table: 'genres',
-  fields: { id: field.id(), name: field.string({ maxLength: 50 }) },
-  displayField: 'name',
-});
 const Book = defineResource({
   name: 'Book',
   table: 'books',
   fields: {
-    id: field.id(),
-    title: field.string({ maxLength: 100 }),
-    format: field.enum(['hardcover', 'paperback', 'ebook']),
-    pages: field.integer({ min: 1, nullable: true }),
-    price: field.decimal({ maxDigits: 6, decimalPlaces: 2, nullable: true }),
-    published_on: field.date({ nullable: true }),
-    details: field.json({ nullable: true }),
-    author_id: field.reference('Author', { as: 'author', related: 'books', nullable: true, onDelete: 'SET NULL' }),
-    genres: field.manyToMany('Genre', { through: { table: 'book_genres', from: 'book_id', to: 'genre_id' }, related: 'books' }),
-    genre_count: field.count('genres'),
+    ...bookFields(),
     internal_code: field.string({ maxLength: 20, nullable: true, hidden: true }),
   },
   displayField: 'title',

@@ -5,6 +5,7 @@ import { adminAgent, submit, type Agent } from '../../helpers/admin.js';
 import { createAdmin } from '../../../src/admin/index.js';
 import { loadDeclarations } from '../../../src/registry.js';
 import { defineResource, field } from '../../../src/resource.js';
+import { bookFields, Genre } from '../../fixtures/admin-books/resources.js';
 import { migrationsDir, projectRoot } from '../../../src/paths.js';
 
 /**
@@ -32,27 +33,12 @@ const Author = defineResource({
   displayField: 'name',
 });
 
-const Genre = defineResource({
-  name: 'Genre',
-  table: 'genres',
-  fields: { id: field.id(), name: field.string({ maxLength: 50 }) },
-  displayField: 'name',
-});
 
 const Book = defineResource({
   name: 'Book',
   table: 'books',
   fields: {
-    id: field.id(),
-    title: field.string({ maxLength: 100 }),
-    format: field.enum(['hardcover', 'paperback', 'ebook']),
-    pages: field.integer({ min: 1, nullable: true }),
-    price: field.decimal({ maxDigits: 6, decimalPlaces: 2, nullable: true }),
-    published_on: field.date({ nullable: true }),
-    details: field.json({ nullable: true }),
-    author_id: field.reference('Author', { as: 'author', related: 'books', nullable: true, onDelete: 'SET NULL' }),
-    genres: field.manyToMany('Genre', { through: { table: 'book_genres', from: 'book_id', to: 'genre_id' }, related: 'books' }),
-    genre_count: field.count('genres'),
+    ...bookFields(),
     shout: field.computed('string', (row) => String(row.title ?? '').toUpperCase()),
     internal_code: field.string({ maxLength: 20, nullable: true, hidden: true }),
   },
