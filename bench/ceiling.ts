@@ -12,6 +12,7 @@
  * Prints `{"listening":P}` on stdout once every process listens; SIGTERM or SIGINT stops it.
  */
 import cluster from 'node:cluster';
+import { announce, runPrimary } from './lib/cluster-primary.js';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
@@ -44,10 +45,6 @@ function parseOptions(): Options {
   return { port, workers, status, contentType: values['content-type'], body: readFileSync(values.body) };
 }
 
-function announce(port: number): void {
-  process.stdout.write(`${JSON.stringify({ listening: port })}\n`);
-}
-
 /** One serving process; `onListening` once it listens. */
 function serve(options: Options, onListening: () => void): void {
   const headers = { 'Content-Type': options.contentType, 'Content-Length': options.body.length };
@@ -61,24 +58,6 @@ function serve(options: Options, onListening: () => void): void {
   });
   server.listen(options.port, '127.0.0.1', onListening);
   const stop = (): void => process.exit(0);
-  process.once('SIGTERM', stop).once('SIGINT', stop);
-}
-
-/** The primary of --workers N: forks them, announces the port once all listen, takes them down with it. */
-function runPrimary(options: Options): void {
-  let listening = 0;
-  cluster.on('listening', () => {
-    listening += 1;
-    if (listening === options.workers) announce(options.port);
-  });
-  // A worker that dies leaves the ceiling wrong: the harness sees the primary exit and reports it.
-  cluster.on('exit', () => process.exit(1));
-  for (let i = 0; i < options.workers; i += 1) cluster.fork();
-  const stop = (): void => {
-    cluster.removeAllListeners('exit');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-    process.exit(0);
-  };
   process.once('SIGTERM', stop).once('SIGINT', stop);
 }
 

@@ -16,6 +16,7 @@
  * Prints `{"listening":P}` on stdout once every process listens; SIGTERM or SIGINT stops it.
  */
 import cluster from 'node:cluster';
+import { announce, runPrimary } from './lib/cluster-primary.js';
 import { parseArgs } from 'node:util';
 import { referenceApp } from './reference/app.js';
 import { openReferenceDatabase } from './reference/database.js';
@@ -49,31 +50,11 @@ function parseOptions(): Options {
   return { port, workers, database: values.database, pageSize, secret };
 }
 
-function announce(port: number): void {
-  process.stdout.write(`${JSON.stringify({ listening: port })}\n`);
-}
-
 async function serve(options: Options, onListening: () => void): Promise<void> {
   const db = await openReferenceDatabase(options.database);
   const app = referenceApp({ db, secret: options.secret, pageSize: options.pageSize });
   app.listen(options.port, '127.0.0.1', onListening);
   const stop = (): void => process.exit(0);
-  process.once('SIGTERM', stop).once('SIGINT', stop);
-}
-
-function runPrimary(options: Options): void {
-  let listening = 0;
-  cluster.on('listening', () => {
-    listening += 1;
-    if (listening === options.workers) announce(options.port);
-  });
-  cluster.on('exit', () => process.exit(1));
-  for (let i = 0; i < options.workers; i += 1) cluster.fork();
-  const stop = (): void => {
-    cluster.removeAllListeners('exit');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-    process.exit(0);
-  };
   process.once('SIGTERM', stop).once('SIGINT', stop);
 }
 
