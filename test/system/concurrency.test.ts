@@ -9,6 +9,7 @@ import {
   createUserWithCli,
   PRODUCTION_ENV,
   startServerProcess,
+  until,
   type ServerProcess,
 } from '../helpers/server.js';
 
@@ -50,8 +51,11 @@ describe(`two worker processes on one ${onPostgres() ? 'PostgreSQL' : 'SQLite fi
     const list = await fetch(new URL('comments/', server.url), { headers: { authorization } });
     expect(list.status).toBe(200);
     expect(await list.json()).toMatchObject({ count: CLIENTS * CREATES_EACH });
-    // The request log says which process answered each create: both workers did.
-    const creates = server.logs().filter((line) => (line.req as { method?: string } | undefined)?.method === 'POST');
+    // The request log says which process answered each create: both workers did. Its lines are written
+    // off the request's path (gathered, at least every quarter second): all of them come, a moment later.
+    const posted = () => server.logs().filter((line) => (line.req as { method?: string } | undefined)?.method === 'POST');
+    await until(() => posted().length >= CLIENTS * CREATES_EACH, () => `${posted().length} logged creates`, 10_000);
+    const creates = posted();
     expect(creates).toHaveLength(CLIENTS * CREATES_EACH);
     expect(new Set(creates.map((line) => line.pid))).toEqual(new Set(server.servingPids()));
   }, 120_000);

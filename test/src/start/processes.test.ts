@@ -26,7 +26,8 @@ process.on('SIGUSR2', () => {
 });
 `;
 
-const APPLICATION_PACKAGES = ['sequelize', 'express', 'sqlite3', 'umzug'];
+/** The database driver is the suite's: sqlite3, or pg when the suite runs on PostgreSQL. */
+const APPLICATION_PACKAGES = ['sequelize', 'express', process.env.TEST_DATABASE_URL ? 'pg' : 'sqlite3', 'umzug'];
 
 describe('the processes of a start', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-start-'));
@@ -44,7 +45,7 @@ describe('the processes of a start', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, sqlite3, umzug); its workers do', async () => {
+  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, database driver, umzug); its workers do', async () => {
     const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '2' });
     try {
       await server.waitForLog(() => server.servingPids().length === 2);
