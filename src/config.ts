@@ -58,21 +58,34 @@ export interface Rate {
   seconds: number;
 }
 
-/** A setting with a value that cannot be used; the message key is in `locales/<lang>/cli.json`. */
+/** What a setting takes, as a key of `config.expected` in `locales/<lang>/cli.json` and its slots. */
+export type ExpectedSetting =
+  | 'boolean'
+  | 'time_zone'
+  | 'rate'
+  | 'allowed_hosts'
+  | 'secret_key'
+  | 'database_url'
+  | 'single_in_memory'
+  | { key: 'integer_range'; min: number; max: number };
+
+/** A setting with a value that cannot be used; its messages are in `locales/<lang>/cli.json`. */
 export class ConfigError extends Error {
   constructor(
     readonly variable: string,
     readonly value: string,
-    readonly expected: string,
+    readonly expected: ExpectedSetting,
   ) {
     super(`${variable}=${value}`);
     this.name = 'ConfigError';
   }
 }
 
-/** The one-line explanation printed when a setting stops a command or the server. */
+/** The one-line explanation printed when a setting stops a command or the server, in the user's language. */
 export function describeConfigError(t: Translate, error: ConfigError): string {
-  return t('config.invalid', { variable: error.variable, value: error.value, expected: error.expected });
+  const { expected } = error;
+  const what = typeof expected === 'string' ? t(`config.expected.${expected}`) : t(`config.expected.${expected.key}`, { min: expected.min, max: expected.max });
+  return t('config.invalid', { variable: error.variable, value: error.value, expected: what });
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/db.sqlite3';
@@ -88,7 +101,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min && value <= max)) throw new ConfigError(name, raw, `integer ${min}-${max}`);
+  if (!(value >= min && value <= max)) throw new ConfigError(name, raw, { key: 'integer_range', min, max });
   return value;
 }
 
@@ -104,7 +117,7 @@ function timeZone(env: Env): string {
   try {
     new Intl.DateTimeFormat('en', { timeZone: raw });
   } catch {
-    throw new ConfigError('TIME_ZONE', raw, 'IANA time zone');
+    throw new ConfigError('TIME_ZONE', raw, 'time_zone');
   }
   return raw;
 }
@@ -131,7 +144,7 @@ function rate(env: Env, name: string, fallback: string | null): Rate | null {
   const unit = RATE_UNITS[(match?.[3] ?? 'm').charAt(0).toLowerCase()] ?? 0;
   const seconds = periods * unit;
   if (!match || !(limit >= 1 && limit <= 1_000_000_000) || !(seconds >= 1 && seconds <= 31_536_000)) {
-    throw new ConfigError(name, raw, 'a rate such as 10/hour, 5/15min or off');
+    throw new ConfigError(name, raw, 'rate');
   }
   return { limit, seconds };
 }
@@ -153,7 +166,7 @@ function allowedHosts(env: Env, host: string): string[] {
   const entries = raw === undefined ? [...LOCAL_HOSTS, host] : raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   const patterns = entries.map(hostPattern);
   if (raw !== undefined && (patterns.length === 0 || patterns.includes(undefined))) {
-    throw new ConfigError('ALLOWED_HOSTS', raw, 'host names separated by commas (.example.com for its subdomains too, * for any)');
+    throw new ConfigError('ALLOWED_HOSTS', raw, 'allowed_hosts');
   }
   return [...new Set(patterns.filter((pattern) => pattern !== undefined))];
 }
@@ -196,7 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
 /** What the server needs beyond what every command does: a fixed SECRET_KEY in production. */
 export function checkServerConfig(config: Config): void {
   if (config.environment === 'production' && !config.secretKey) {
-    throw new ConfigError('SECRET_KEY', '', 'a long random string (required when NODE_ENV=production)');
+    throw new ConfigError('SECRET_KEY', '', 'secret_key');
   }
 }
 

@@ -95,7 +95,7 @@ async function checkConcurrency(config: Config): Promise<void> {
   const { parseDatabaseUrl } = await import('./db/database.js');
   const target = parseDatabaseUrl(config.databaseUrl);
   if (target.dialect === 'sqlite' && target.storage === ':memory:') {
-    throw new ConfigError('WEB_CONCURRENCY', String(config.webConcurrency), '1 with an in-memory SQLite database, which each process would have to itself');
+    throw new ConfigError('WEB_CONCURRENCY', String(config.webConcurrency), 'single_in_memory');
   }
 }
 

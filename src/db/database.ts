@@ -19,7 +19,7 @@ export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarge
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
   const match = /^sqlite:(.*)$/i.exec(url);
   if (!match || match[1] === undefined || match[1] === '') {
-    throw new ConfigError('DATABASE_URL', url, 'sqlite:<path>, sqlite::memory: or postgres://…');
+    throw new ConfigError('DATABASE_URL', url, 'database_url');
   }
   let file = match[1];
   if (file === MEMORY) return { dialect: 'sqlite', storage: MEMORY };

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_DATABASE_URL, describeConfigError, loadConfig } from '../../src/config.js';
+import { translator } from '../../src/i18n.js';
 
 describe('configuration from the environment', () => {
   test('defaults serve on 127.0.0.1:8000 over the SQLite file under data/', () => {
@@ -67,5 +68,23 @@ describe('configuration from the environment', () => {
     } catch (error) {
       expect((error as ConfigError).variable).toBe(variable);
     }
+  });
+
+  test('a refused setting is explained in the language of the command line, what it takes included', () => {
+    const refusal = (env: Record<string, string>): ConfigError => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        if (error instanceof ConfigError) return error;
+      }
+      throw new Error('the setting was accepted');
+    };
+    const [en, ja] = (['en', 'ja'] as const).map((language) => translator(language, ['cli', 'common']));
+    const port = refusal({ PORT: 'eighty' });
+    expect(describeConfigError(en, port)).toBe('Invalid setting PORT=eighty: expected integer 0-65535.');
+    expect(describeConfigError(ja, port)).toBe('設定 PORT=eighty は使えません。0〜65535 の整数 を指定してください。');
+    const zone = refusal({ TIME_ZONE: 'Mars/Olympus' });
+    expect(describeConfigError(ja, zone)).toContain('IANA のタイムゾーン名');
+    expect(describeConfigError(ja, zone)).not.toMatch(/expected|IANA time zone/);
   });
 });
