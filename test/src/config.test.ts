@@ -79,7 +79,8 @@ describe('configuration from the environment', () => {
       }
       throw new Error('the setting was accepted');
     };
-    const [en, ja] = (['en', 'ja'] as const).map((language) => translator(language, ['cli', 'common']));
+    const en = translator('en', ['cli', 'common']);
+    const ja = translator('ja', ['cli', 'common']);
     const port = refusal({ PORT: 'eighty' });
     expect(describeConfigError(en, port)).toBe('Invalid setting PORT=eighty: expected integer 0-65535.');
     expect(describeConfigError(ja, port)).toBe('設定 PORT=eighty は使えません。0〜65535 の整数 を指定してください。');
