@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
+import type PinoPretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -61,9 +63,39 @@ function asyncStdout(): pino.DestinationStream {
   return stdoutDestination;
 }
 
-/** Structured JSON logs. Request bodies are never passed to it. */
+/** A request log line as a person reads it: `GET /comments/?page=2 200 3 ms`; any other line, its message. */
+export function readableMessage(log: Record<string, unknown>, messageKey: string): string {
+  const req = log.req as { method?: string; url?: string } | undefined;
+  const res = log.res as { statusCode?: number } | undefined;
+  if (req && res && typeof log.responseTime === 'number') return `${req.method ?? ''} ${req.url ?? ''} ${res.statusCode ?? ''} ${log.responseTime} ms`;
+  return String(log[messageKey] ?? '');
+}
+
+/**
+ * How a terminal shows the logs (pino-pretty): one line each, the time, the
+ * level and the message, other fields after it; the request's own fields are
+ * in the message already.
+ */
+export function readableLogOptions(colorize: boolean): PinoPretty.PrettyOptions {
+  return {
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,req,res,responseTime,clientAddress',
+    messageFormat: readableMessage,
+  };
+}
+
+/** JSON lines, unless standard output is a terminal: then one readable line each (pino-pretty, loaded only then). */
+function standardOutput(): pino.DestinationStream {
+  if (!process.stdout.isTTY) return asyncStdout();
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  return pretty({ ...readableLogOptions(true), sync: true });
+}
+
+/** Structured JSON logs (readable lines at a terminal). Request bodies are never passed to it. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } }, destination ?? asyncStdout());
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } }, destination ?? standardOutput());
 }
 
 /**
