@@ -1,3 +1,4 @@
+import path from 'node:path';
 import express, { type Express } from 'express';
 import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
@@ -45,6 +46,7 @@ export function describedRoutes(mounts: readonly SiteMount[]): DescriptionSource
 }
 
 const STATIC_PATH = '/static';
+const FAVICON_PATH = '/favicon.ico';
 
 /**
  * The root site answers last: a resource of its own under a path the app
@@ -52,7 +54,7 @@ const STATIC_PATH = '/static';
  * refuses to start with one.
  */
 function assertRootReachable(root: SiteMount, mounts: readonly SiteMount[], plainRoutes: readonly { path: string }[]): void {
-  const taken = new Set([ADMIN_PATH, STATIC_PATH, BROWSER_LOGIN_PATH, DOCS_PATH, ...plainRoutes.map(({ path }) => path)]);
+  const taken = new Set([ADMIN_PATH, STATIC_PATH, FAVICON_PATH, BROWSER_LOGIN_PATH, DOCS_PATH, ...plainRoutes.map(({ path }) => path)]);
   for (const mount of mounts) if (mount !== root) taken.add(mount.path);
   for (const { path } of root.routes) {
     const first = `/${path.split('/')[1] ?? ''}`;
@@ -92,6 +94,8 @@ export function createApp(services: Services): App {
   app.use(healthRoutes(services.sequelize, logger));
   // The browsable page's script and nothing else: every page works without any external request.
   app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
+  // Where browsers look for an icon when a page names none (the API description, a JSON answer opened in a tab).
+  app.get(FAVICON_PATH, (_req, res) => res.sendFile(path.join(staticDir, 'favicon.svg'), { maxAge: '1d', headers: { 'Content-Type': 'image/svg+xml' } }));
   app.use(openApiRouter(described));
   app.use(DOCS_PATH, docsRouter());
   const [firstList] = registry.exposedOn(root.site.name);

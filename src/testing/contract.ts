@@ -85,7 +85,7 @@ function pathPattern(documented: string): RegExp {
 }
 
 /** Pages for people, not API routes: the admin, the browser login, the docs page and the pages' files. */
-export const PAGES: readonly string[] = ['/admin', '/api-auth', '/docs', '/static'];
+export const PAGES: readonly string[] = ['/admin', '/api-auth', '/docs', '/static', '/favicon.ico'];
 
 const isPage = (path: string): boolean => PAGES.some((page) => path === page || path.startsWith(`${page}/`));
 

@@ -26,6 +26,17 @@ describe('the browsable page', () => {
     expect(res.text).toContain('<script src="/static/browsable.js" defer></script>');
   });
 
+  test('every page names its icon, and the icon is served where browsers also look for it (/favicon.ico)', async () => {
+    const page = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
+    expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">');
+    for (const path of ['/static/favicon.svg', '/favicon.ico']) {
+      const icon = await t.http.get(path);
+      expect(icon.status).toBe(200);
+      expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+      expect(String(icon.body ?? icon.text)).toContain('<svg');
+    }
+  });
+
   test("the owner's detail page has an edit form filled with the row, PUT, PATCH and delete", async () => {
     const res = await t.http.get('/comments/1/').auth('alice', 'alice-password').set(html);
     expect(res.text).toContain('value="first"');
