@@ -14,5 +14,7 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
+  // Servers a test left running are killed after its file (test/helpers/server.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/setup-after-env.ts'],
   testTimeout: 20000,
 };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
 import { launchChromium } from '../helpers/browser.js';
-import { spawnServer, waitForUrl } from '../helpers/server.js';
+import { spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
 
 // A staff member's visit to the admin of a fresh `npm start`, with a superuser made by `manage createsuperuser`.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
@@ -30,7 +30,7 @@ describe('a staff member in the admin', () => {
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
     child = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' });
-    url = await waitForUrl(child, 20_000);
+    url = await waitForUrl(child, startTimeout(2));
     api = await request.newContext({ baseURL: url });
     // The admin answers as soon as the server does: its bundle was built by `npm run build`.
     expect((await api.get('admin/login')).status()).toBe(200);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { request, type APIRequestContext, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
 import { launchChromium } from '../helpers/browser.js';
-import { basicAuth, spawnServer, waitForUrl } from '../helpers/server.js';
+import { basicAuth, spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
 
 // The blog (examples/blog) as its people use it, served by the built server with its demo data:
 // its superuser files a post under other tags in the admin, and alice publishes her draft on the browsable API.
@@ -69,7 +69,7 @@ describe('the blog in a browser', () => {
       HOST: '127.0.0.1',
       PASSWORD_HASH_ITERATIONS: '1000',
     });
-    url = await waitForUrl(child, 20_000);
+    url = await waitForUrl(child, startTimeout(2));
     api = await request.newContext({ baseURL: url });
     const login = await api.post('api/login', { form: { email: 'admin@example.com', password: 'admin-blog-pass' } });
     expect(login.status()).toBe(201);

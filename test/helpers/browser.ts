@@ -1,6 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chromium, type Browser } from 'playwright-core';
-import { spawnServer, waitForUrl } from './server.js';
+import { spawnServer, startTimeout, waitForUrl } from './server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -16,5 +16,5 @@ export function launchChromium(): Promise<Browser> {
 /** The built server as `npm start` runs it (demo data loaded) on a database file of its own, at any free port. */
 export async function startDemoServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
   const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' });
-  return { child, url: await waitForUrl(child, 20_000) };
+  return { child, url: await waitForUrl(child, startTimeout(2)) };
 }

@@ -5,11 +5,49 @@ import { projectRoot } from '../../src/paths.js';
 // What `npm start` runs: the compiled output, built by `npm test` (and test:e2e) first.
 export const BUILT_SERVER = path.join(projectRoot, 'dist/src/server.js');
 
-/** Resolves with the URL the server logs once it listens; rejects if it exits or stays silent. */
-export function waitForUrl(child: ChildProcessWithoutNullStreams, timeoutMs = 15_000): Promise<string> {
+/**
+ * How long a server may take to start, in ms: TEST_START_TIMEOUT_SECONDS
+ * (default 15), times `factor` for starts that do more (the demo data).
+ * A slow or busy machine raises the setting rather than every test's number.
+ */
+export function startTimeout(factor = 1): number {
+  const seconds = Number(process.env.TEST_START_TIMEOUT_SECONDS ?? '');
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 15) * 1000 * factor;
+}
+
+/** Every server a test file started and that has not exited: each leads a process group of its own (its workers too). */
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+/** Kills a spawned server's whole process group (the server, its workers, its preparing child) at once. */
+export function killServer(child: ChildProcessWithoutNullStreams): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
+
+/**
+ * Kills whatever servers the test file left running: called after every file
+ * (test/setup-after-env.ts) and when the Jest worker exits, so that a failed or
+ * timed-out test never leaves a process behind for Jest to wait on.
+ */
+export function killRunningServers(): void {
+  for (const child of running) killServer(child);
+  running.clear();
+}
+process.once('exit', killRunningServers);
+
+/** Resolves with the URL the server logs once it listens; rejects if it exits or stays silent, and then kills it. */
+export function waitForUrl(child: ChildProcessWithoutNullStreams, timeoutMs = startTimeout()): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), timeoutMs);
+    const fail = (error: Error): void => {
+      killServer(child);
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`server did not start within ${timeoutMs} ms (TEST_START_TIMEOUT_SECONDS raises it): ${output}`)), timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"url":"([^"]+)"/.exec(output);
@@ -19,13 +57,19 @@ export function waitForUrl(child: ChildProcessWithoutNullStreams, timeoutMs = 15
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (status) => reject(new Error(`server exited with ${status}: ${output}`)));
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited with ${status}: ${output}`));
+    });
   });
 }
 
-/** The built server in a process of its own, with only PATH and `env` as its environment. */
+/** The built server in a process group of its own, with only PATH and `env` as its environment. */
 export function spawnServer(env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [BUILT_SERVER], { env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, [BUILT_SERVER], { env: { PATH: process.env.PATH ?? '', ...env }, detached: true });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
 }
 
 /** The settings of a production start in the system tests: any free port, cheap password hashes, no demo data. */
@@ -80,7 +124,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (status) => resolve(status)));
   const logs = (): LogLine[] => parseLines(output);
-  const waitForLog = (matches: (line: LogLine) => boolean, timeoutMs = 15_000): Promise<LogLine> =>
+  const waitForLog = (matches: (line: LogLine) => boolean, timeoutMs = startTimeout()): Promise<LogLine> =>
     new Promise((resolve, reject) => {
       const check = (): void => {
         const found = logs().find(matches);
