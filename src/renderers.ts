@@ -89,6 +89,18 @@ function breadcrumbs(ctx: RequestContext, name: string): { href: string; label: 
   return crumbs;
 }
 
+/** An escaped JSON string holding an http(s) URL: up to its closing quote, which escaping made `&quot;`. */
+const QUOTED_URL = /&quot;(https?:\/\/[^\s<>"]*?)&quot;/g;
+
+/**
+ * JSON shown on a page, escaped, with every URL it holds a link (as Django
+ * REST Framework's browsable API shows them). The URL is taken from the
+ * escaped text, so the link holds no quote or angle bracket of its own.
+ */
+export function linkedJson(json: string): string {
+  return eta.config.escapeFunction(json).replace(QUOTED_URL, (_quoted, url: string) => `&quot;<a href="${url}">${url}</a>&quot;`);
+}
+
 /** The links of a paginated list body: Django REST Framework's `previous`/`next`, or Laravel's `links.prev`/`links.next`. */
 function pageLinks(data: unknown): { previous?: string; next?: string } {
   if (typeof data !== 'object' || data === null) return {};
@@ -203,7 +215,8 @@ export const htmlRenderer: Renderer = {
       canPatch: Boolean(view.form && view.allow?.split(', ').includes('PATCH')),
       // A session's token for the forms; Basic users' browsers resend their credentials instead.
       csrfToken: ctx.req.user ? csrfToken(ctx.req) : '',
-      body: response.data === undefined ? '' : JSON.stringify(response.data, null, 4),
+      // Escaped here, its URLs made links: the template writes it as it is.
+      body: response.data === undefined ? '' : linkedJson(JSON.stringify(response.data, null, 4)),
     });
     return Buffer.from(html);
   },

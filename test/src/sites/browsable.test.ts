@@ -26,6 +26,14 @@ describe('the browsable page', () => {
     expect(res.text).toContain('<script src="/static/browsable.js" defer></script>');
   });
 
+  test('the URLs in the JSON are links, and a value that only looks like one cannot break out of it', async () => {
+    await t.http.post('/comments/').auth('alice', 'alice-password').send({ title: 'http://a"<', body: 'lookalike' });
+    const res = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
+    expect(res.text).toMatch(/&quot;next&quot;: &quot;<a href="http:\/\/[^"]+\/comments\/\?page=2">http:\/\/[^<]+\/comments\/\?page=2<\/a>&quot;/);
+    expect(res.text).toContain('&quot;<a href="http://a\\">http://a\\</a>&quot;&lt;&quot;');
+    expect(res.text).not.toContain('http://a"<');
+  });
+
   test('every page names its icon, and the icon is served where browsers also look for it (/favicon.ico)', async () => {
     const page = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
     expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">');
