@@ -59,6 +59,8 @@ export interface BrowsableForm {
 /** What a page knows of the endpoint that answered, beyond the body. */
 export interface ViewInfo {
   name: string;
+  /** The name of the page one level up, when it has one (a row's list). */
+  parentName?: string;
   allow?: string;
   form?: BrowsableForm;
   /** The shown row's entity tag: its forms send it as If-Match. */

@@ -75,7 +75,7 @@ function decodedSegment(segment: string): string {
 }
 
 /** Each ancestor of the path as a link, the last one the page itself. */
-function breadcrumbs(ctx: RequestContext, name: string): { href: string; label: string }[] {
+function breadcrumbs(ctx: RequestContext, name: string, parentName?: string): { href: string; label: string }[] {
   const mount = ctx.site.mountPath === '/' ? '' : ctx.site.mountPath;
   const segments = ctx.req.path.split('/').filter((segment) => segment !== '');
   const crumbs = [{ href: `${mount}/`, label: ctx.t('views.root', { defaultValue: ctx.site.mountPath }) }];
@@ -86,6 +86,9 @@ function breadcrumbs(ctx: RequestContext, name: string): { href: string; label: 
   }
   const last = crumbs.at(-1);
   if (last && segments.length > 0) last.label = name;
+  // A row's page: the crumb before it is its list, named in the page's language rather than by its path.
+  const parent = crumbs.at(-2);
+  if (parent && parentName && segments.length > 1) parent.label = parentName;
   return crumbs;
 }
 
@@ -200,7 +203,7 @@ export const htmlRenderer: Renderer = {
       allow: view.allow,
       ...pageChrome(ctx.req, ctx.user),
       loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
-      breadcrumbs: breadcrumbs(ctx, view.name),
+      breadcrumbs: breadcrumbs(ctx, view.name, view.parentName),
       links: pageLinks(response.data),
       // The headers of the JSON answer this page shows.
       headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary], ...(view.version ? [['ETag', view.version]] : [])],

@@ -26,6 +26,7 @@ export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detai
   };
   const detail: Endpoint = {
     name: (ctx) => ctx.t('views.detail', { name: label(ctx) }),
+    parentName: (ctx) => list.name(ctx),
     permissions: viewset.permissions,
     methods: {},
     viewset,

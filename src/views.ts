@@ -49,6 +49,8 @@ export interface Endpoint {
   viewset?: ModelViewSet;
   /** The custom actions the browsable page offers here as buttons. */
   pageActions?(ctx: RequestContext): PageAction[];
+  /** The name of the page one level up (a row's list), for the page's breadcrumbs. */
+  parentName?(ctx: RequestContext): string;
 }
 
 /** The action answering a method: its own, OPTIONS' default metadata, or none (405). */
@@ -183,10 +185,12 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     }
     const html = ctx.renderer.mediaType === 'text/html';
     // Only a page shows the endpoint's name.
-    const name = (response.renderer ?? ctx.renderer).mediaType === 'text/html' ? endpoint.name(ctx) : '';
+    const page = (response.renderer ?? ctx.renderer).mediaType === 'text/html';
+    const name = page ? endpoint.name(ctx) : '';
+    const parentName = page ? endpoint.parentName?.(ctx) : undefined;
     const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
     const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
-    const view = { name, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version };
+    const view = { name, parentName, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version };
     await send(ctx, response, view, logger);
   };
 }

@@ -34,6 +34,18 @@ describe('the browsable page', () => {
     expect(res.text).not.toContain('http://a"<');
   });
 
+  test("a row's breadcrumbs name its list as the list's own page does, in the page's language", async () => {
+    for (const language of ['ja', 'en']) {
+      const headers = { Accept: 'text/html', 'Accept-Language': language };
+      const list = await t.http.get('/comments/').auth('alice', 'alice-password').set(headers);
+      const listName = /<span aria-current="page">([^<]+)<\/span>/.exec(list.text)?.[1];
+      expect(listName).toBeTruthy();
+      const row = await t.http.get('/comments/1/').auth('alice', 'alice-password').set(headers);
+      expect(row.text).toContain(`<a href="/comments/">${listName}</a>`);
+      expect(row.text).not.toContain('<a href="/comments/">comments</a>');
+    }
+  });
+
   test('every page names its icon, and the icon is served where browsers also look for it (/favicon.ico)', async () => {
     const page = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
     expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">');
