@@ -105,9 +105,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function flag(env: Env, name: string): boolean {
+/** An on/off setting (`1/0`, `true/false`, `yes/no`, `on/off`); unset, `fallback`. */
+export function flag(env: Env, name: string, fallback = false): boolean {
   const raw = text(env, name)?.toLowerCase();
-  if (raw === undefined || ['0', 'false', 'no', 'off'].includes(raw)) return false;
+  if (raw === undefined) return fallback;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   throw new ConfigError(name, raw, 'boolean');
 }
@@ -176,7 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
   const environment = text(env, 'NODE_ENV') ?? 'development';
   return {
     environment,
-    demoData: text(env, 'DEMO_DATA') === undefined ? true : flag(env, 'DEMO_DATA'),
+    demoData: flag(env, 'DEMO_DATA', true),
     databaseUrl: text(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL,
     appRoot: text(env, 'APP_ROOT') ?? '.',
     port: integer(env, 'PORT', 8000, 0, 65535),

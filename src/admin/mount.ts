@@ -9,7 +9,7 @@
  */
 import { register } from 'node:module';
 import type { RequestHandler, Router } from 'express';
-import { ConfigError, type Config } from '../config.js';
+import { flag, type Config } from '../config.js';
 import type { Services } from '../services.js';
 
 /** Where the admin site lives. */
@@ -21,11 +21,7 @@ export const ADMIN_PATH = '/admin';
  * wait, and off elsewhere (tests and development start faster without it).
  */
 export function adminPreload(env: Record<string, string | undefined>, environment: Config['environment']): boolean {
-  const raw = env.ADMIN_PRELOAD?.trim().toLowerCase();
-  if (!raw) return environment === 'production';
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  throw new ConfigError('ADMIN_PRELOAD', raw, 'boolean');
+  return flag(env, 'ADMIN_PRELOAD', environment === 'production');
 }
 
 /**
