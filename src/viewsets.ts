@@ -16,7 +16,7 @@ import type { BoundResource, ResourceRegistry, Row } from './registry.js';
 import { attachRelations, isEmptyPlan, storedValues, type StoredRow } from './relations/loader.js';
 import { RelationPlans } from './relations/plans.js';
 import { RowWriter } from './writes.js';
-import { compiledReads, storedRecord, type KeyedRead } from './db/compiled.js';
+import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from './db/compiled.js';
 import { entityTag, ifMatchHolds, noneMatch } from './conditional.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
@@ -25,6 +25,12 @@ import { Serializer, type FieldDescription } from './serializers.js';
 const SHOWN_ID_LENGTH = 64;
 const BY_ID: FindOptions['order'] = [['id', 'ASC']];
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
+
+/** A compiled read of one row, and the shape its SQL is kept under. */
+interface StoredRead {
+  read: KeyedRead;
+  shape: string;
+}
 
 /** 304: the client's copy is current; no body. */
 function notModified(tag: string): SiteResponse {
@@ -72,7 +78,7 @@ export class ModelViewSet {
   /** Every write, with the declaration's hooks and many-to-many links. */
   readonly writer: RowWriter;
   /** The compiled read of one row per serializer a retrieve uses. */
-  private readonly storedReads = new Map<Serializer, KeyedRead>();
+  private readonly storedReads = new Map<Serializer, StoredRead>();
 
   constructor(
     readonly site: Site,
@@ -158,24 +164,27 @@ export class ModelViewSet {
   protected async getStoredObject(ctx: RequestContext, action: PermissionAction, serializer: Serializer, permissions = this.permissions): Promise<StoredRow> {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
-    const row = pk === null ? null : await compiledReads(this.options.registry.sequelize).one(this.storedReadFor(serializer), this.readShape(serializer), pk);
+    const row = pk === null ? null : await this.readStored(serializer, pk);
     if (!row) throw this.notFound(ctx, raw);
     checkObjectPermissions(ctx, permissions, action, storedRecord(this.resource, row), this.resource);
     return row;
   }
 
-  private storedReadFor(serializer: Serializer): KeyedRead {
-    let read = this.storedReads.get(serializer);
-    if (!read) {
-      const include = serializer.includes().map(({ association, attributes }) => ({ association: association as string, attributes: attributes as string[] }));
-      read = { model: this.resource.model, include };
-      this.storedReads.set(serializer, read);
+  /** The compiled read of one row with the references `serializer` names, and the shape its SQL is kept under; made once per serializer. */
+  private storedReadFor(serializer: Serializer): StoredRead {
+    let found = this.storedReads.get(serializer);
+    if (!found) {
+      const include = joinedReferences(serializer.includes());
+      if (!include) throw new Error(`${this.resource.declaration.name}: a serializer's includes only name references`);
+      found = { read: { model: this.resource.model, include }, shape: `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}` };
+      this.storedReads.set(serializer, found);
     }
-    return read;
+    return found;
   }
 
-  private readShape(serializer: Serializer): string {
-    return `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}`;
+  private readStored(serializer: Serializer, pk: unknown): Promise<StoredRow | null> {
+    const { read, shape } = this.storedReadFor(serializer);
+    return compiledReads(this.options.registry.sequelize).one(read, shape, pk);
   }
 
   private notFound(ctx: RequestContext, raw: unknown): ApiError {
@@ -260,8 +269,7 @@ export class ModelViewSet {
 
   /** The written row's new tag, for the answer's ETag and the page's forms; null if it is gone (a hook removed it). */
   private async writtenTag(row: Row): Promise<string | null> {
-    const read = this.storedReadFor(this.retrieveSerializer);
-    const stored = await compiledReads(this.options.registry.sequelize).one(read, this.readShape(this.retrieveSerializer), row.get(this.resource.model.primaryKeyAttribute));
+    const stored = await this.readStored(this.retrieveSerializer, row.get(this.resource.model.primaryKeyAttribute));
     return stored ? this.storedTag(stored) : null;
   }
 

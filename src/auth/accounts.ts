@@ -1,5 +1,5 @@
 import { col, fn, UniqueConstraintError, where, type Sequelize } from 'sequelize';
-import { compiledReads, everyColumn, storedRecord } from '../db/compiled.js';
+import { compiledReads, everyColumn, storedRecord, type KeyedRead } from '../db/compiled.js';
 import { clock } from '../clock.js';
 import { fieldLabel, FieldErrors, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
@@ -66,6 +66,8 @@ export class Accounts {
   private readonly creation: Serializer;
   /** The user model with its hidden fields (the password hash), made once: scope() makes a new model class each call. */
   private readonly usersWithHidden: RowModel;
+  /** The compiled read of an account by id, its hidden fields too. */
+  private readonly storedRead: KeyedRead;
 
   constructor(
     registry: ResourceRegistry,
@@ -73,6 +75,7 @@ export class Accounts {
   ) {
     this.users = registry.users();
     this.usersWithHidden = this.users.model.scope(WITH_HIDDEN);
+    this.storedRead = { model: this.users.model, attributes: everyColumn(this.users.model) };
     this.contract = userModelOf(this.users);
     for (const column of REQUIRED_COLUMNS) {
       if (!(column in this.users.declaration.fields)) throw new Error(`The user model lacks the ${column} field`);
@@ -114,8 +117,7 @@ export class Accounts {
    */
   async findStoredById(id: number): Promise<StoredRecord | null> {
     if (!Number.isSafeInteger(id)) return null;
-    const model = this.users.model;
-    const row = await compiledReads(model.sequelize as Sequelize).one({ model, attributes: everyColumn(model) }, 'account-by-id', id);
+    const row = await compiledReads(this.users.model.sequelize as Sequelize).one(this.storedRead, 'account-by-id', id);
     return row ? storedRecord(this.users, row) : null;
   }
 

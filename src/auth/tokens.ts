@@ -72,6 +72,8 @@ export class AccessTokens {
   private readonly loginTokenName: string;
   /** The name the owning user is loaded under. */
   private readonly userAlias: string;
+  /** The compiled reads of a token row with its owner, by id and by hash. */
+  private readonly reads: Record<'id' | 'hash', KeyedRead>;
 
   constructor(
     private readonly tokens: BoundResource,
@@ -88,6 +90,9 @@ export class AccessTokens {
     const alias = [...tokens.references].find(([, relation]) => relation.field === this.userField)?.[0];
     if (!alias) throw new Error(`${name}.${this.userField} must be a reference to the user model`);
     this.userAlias = alias;
+    const { model } = tokens;
+    const read = { model, attributes: everyColumn(model), include: [{ association: alias }] };
+    this.reads = { id: { ...read, by: model.primaryKeyAttribute }, hash: { ...read, by: 'token' } };
   }
 
   /** The name of tokens issued by a login that names none. */
@@ -183,9 +188,7 @@ export class AccessTokens {
 
   /** The token row (its hash too) with its owner, by id or by hash: every request with a token reads it, as compiled SQL. */
   private async read(by: 'id' | 'hash', value: string | number): Promise<StoredRecord | null> {
-    const model = this.tokens.model;
-    const read: KeyedRead = { model, by: by === 'id' ? model.primaryKeyAttribute : 'token', attributes: everyColumn(model), include: [{ association: this.userAlias }] };
-    const row = await compiledReads(model.sequelize as Sequelize).one(read, `token-by-${by}`, value);
+    const row = await compiledReads(this.tokens.model.sequelize as Sequelize).one(this.reads[by], `token-by-${by}`, value);
     return row ? storedRecord(this.tokens, row) : null;
   }
 

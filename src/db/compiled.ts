@@ -80,9 +80,23 @@ export function everyColumn(model: RowModel): string[] {
 function defaultAttributes(model: RowModel): string[] {
   const scope = (model as unknown as { _scope?: { attributes?: { exclude?: string[] } } })._scope;
   const excluded = new Set(scope?.attributes?.exclude ?? []);
-  return Object.entries(model.getAttributes())
-    .filter(([name, column]) => !excluded.has(name) && (column.type as { key?: string }).key !== 'VIRTUAL')
-    .map(([name]) => name);
+  return everyColumn(model).filter((name) => !excluded.has(name));
+}
+
+/**
+ * Sequelize `include` entries as the references a compiled read joins, when
+ * each only names an association and the attributes to read of it (as a
+ * serializer's `includes()` does); null when one asks more (a condition, a
+ * required join), which only Sequelize can build.
+ */
+export function joinedReferences(include: readonly unknown[]): JoinedReference[] | null {
+  const joined: JoinedReference[] = [];
+  for (const entry of include) {
+    const { association, attributes, ...rest } = entry as { association?: unknown; attributes?: unknown };
+    if (typeof association !== 'string' || !Array.isArray(attributes) || Object.keys(rest).length > 0) return null;
+    joined.push({ association, attributes: attributes as string[] });
+  }
+  return joined;
 }
 
 export class CompiledReads {

@@ -4,7 +4,7 @@
  */
 import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
-import { compiledReads, type JoinedReference, type KeyedRead } from '../db/compiled.js';
+import { compiledReads, joinedReferences, type KeyedRead } from '../db/compiled.js';
 import { queryValue } from '../context.js';
 import type { RequestContext } from '../contracts.js';
 import type { PlainRow } from '../batches.js';
@@ -67,12 +67,8 @@ function compiledPage(model: RowModel, query: OrderedQuery): (KeyedRead & { shap
   if (query.where !== undefined) return null;
   const columns = model.getAttributes();
   if (!query.order.every(([name]) => name in columns)) return null;
-  const include: JoinedReference[] = [];
-  for (const entry of (query.include ?? []) as unknown[]) {
-    const { association, attributes, ...rest } = entry as { association?: unknown; attributes?: unknown };
-    if (typeof association !== 'string' || !Array.isArray(attributes) || Object.keys(rest).length > 0) return null;
-    include.push({ association, attributes: attributes as string[] });
-  }
+  const include = joinedReferences((query.include ?? []) as unknown[]);
+  if (!include) return null;
   return { model, include, shape: include.map(({ association, attributes }) => `${association}(${attributes?.join(',')})`).join(';') };
 }
 
