@@ -72,6 +72,15 @@ export function spawnServer(env: Record<string, string>): ChildProcessWithoutNul
   return child;
 }
 
+/** Starts the built server expecting it to stop at once: its exit status and what it said on stderr. */
+export async function refusedStart(env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+  const child = spawnServer(env);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { status, stderr };
+}
+
 /** The settings of a production start in the system tests: any free port, cheap password hashes, no demo data. */
 export const PRODUCTION_ENV = {
   NODE_ENV: 'production',

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { basicAuth, createUserWithCli, PRODUCTION_ENV, spawnServer, startServerProcess } from '../helpers/server.js';
+import { basicAuth, createUserWithCli, PRODUCTION_ENV, refusedStart, startServerProcess } from '../helpers/server.js';
 
 describe('WEB_CONCURRENCY', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-cluster-'));
@@ -62,10 +62,7 @@ describe('WEB_CONCURRENCY', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      const child = spawnServer({ ...env, WEB_CONCURRENCY: '2', PORT: String(port) });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const { status, stderr } = await refusedStart({ ...env, WEB_CONCURRENCY: '2', PORT: String(port) });
       expect(status).toBe(1);
       expect(stderr).toContain(`Error: cannot listen on 127.0.0.1:${port}: `);
     } finally {
@@ -75,10 +72,7 @@ describe('WEB_CONCURRENCY', () => {
 });
 
 test('WEB_CONCURRENCY=2 over an in-memory SQLite database is refused: each process would have its own', async () => {
-  const child = spawnServer({ ...PRODUCTION_ENV, DATABASE_URL: 'sqlite::memory:', WEB_CONCURRENCY: '2' });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const { status, stderr } = await refusedStart({ ...PRODUCTION_ENV, DATABASE_URL: 'sqlite::memory:', WEB_CONCURRENCY: '2' });
   expect(status).toBe(1);
   expect(stderr).toBe('Invalid setting WEB_CONCURRENCY=2: expected 1 with an in-memory SQLite database, which each process would have to itself.\n');
 });

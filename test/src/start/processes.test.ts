@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminPreload } from '../../../src/admin/mount.js';
 import { ConfigError } from '../../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { PRODUCTION_ENV, spawnServer, startServerProcess, type LogLine } from '../../helpers/server.js';
+import { PRODUCTION_ENV, refusedStart, startServerProcess, type LogLine } from '../../helpers/server.js';
 
 /**
  * Loaded into every process of the server (NODE_OPTIONS=--import): on SIGUSR2
@@ -82,10 +82,7 @@ describe('the processes of a start', () => {
   });
 
   test('ADMIN_PRELOAD that is not a boolean stops the start with status 1 and says why', async () => {
-    const child = spawnServer({ ...env, ADMIN_PRELOAD: 'maybe' });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { status, stderr } = await refusedStart({ ...env, ADMIN_PRELOAD: 'maybe' });
     expect(status).toBe(1);
     expect(stderr).toBe('Invalid setting ADMIN_PRELOAD=maybe: expected boolean.\n');
   });
