@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, TOKEN_SITE, tokenRoutes, tokenSite } from './sites/token.js';
+import { listLinks, type RootLink } from './sites/api-root.js';
 import { siteRouter, type SiteMount } from './routers.js';
 import { docsRouter, DOCS_PATH } from './docs/router.js';
 import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
@@ -28,15 +29,19 @@ export interface App extends Express {
 export function siteMounts(services: Services): SiteMount[] {
   const { config, accounts, registry, tokens, throttles } = services;
   const mounts: SiteMount[] = [];
+  // What the root lists beside its own lists: the token site's lists, then where people read and administer.
+  const elsewhere: RootLink[] = [];
   if (tokens) {
     const token = tokenSite(config, tokens, throttles);
     const routeServices = { config, registry, accounts, tokens, loginThrottle: throttles.login, bodyLimit: config.bodyLimit };
     mounts.push({ site: token, path: token.mountPath, routes: tokenRoutes(token, routeServices) });
     // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
     mounts.push({ site: token, path: '/sanctum', routes: [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }] });
+    elsewhere.push(...listLinks(registry, token.name, token.mountPath, false, `${token.mountPath.slice(1)}/`));
   }
+  elsewhere.push({ name: DOCS_PATH.slice(1), path: DOCS_PATH }, { name: ADMIN_PATH.slice(1), path: ADMIN_PATH });
   const paginated = paginatedSite(config, accounts, throttles, tokens);
-  mounts.push({ site: paginated, path: paginated.mountPath, routes: paginatedRoutes(paginated, registry, config.bodyLimit) });
+  mounts.push({ site: paginated, path: paginated.mountPath, routes: paginatedRoutes(paginated, registry, config.bodyLimit, elsewhere) });
   return mounts;
 }
 

@@ -69,6 +69,13 @@ export interface ViewInfo {
   query?: QueryForm;
   /** The resource's custom actions on this page (a row's or the list's), as buttons. */
   actions?: readonly PageAction[];
+  /** A list's rows link to their own pages: the key naming a row, and its page's path. */
+  rowLink?: RowLink;
+}
+
+export interface RowLink {
+  key: string;
+  href(key: string | number): string;
 }
 
 /** A custom action the browsable page offers: a button that sends `method` to `url`, or a link to its own page when it takes input. */

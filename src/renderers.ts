@@ -5,7 +5,7 @@ import type { Request } from 'express';
 import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
 import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
-import { ItemStream, type BrowsableForm, type Renderer, type RequestContext } from './contracts.js';
+import { ItemStream, type BrowsableForm, type Renderer, type RequestContext, type RowLink } from './contracts.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
 
@@ -102,6 +102,39 @@ const QUOTED_URL = /&quot;(https?:\/\/[^\s<>"]*?)&quot;/g;
  */
 export function linkedJson(json: string): string {
   return eta.config.escapeFunction(json).replace(QUOTED_URL, (_quoted, url: string) => `&quot;<a href="${url}">${url}</a>&quot;`);
+}
+
+/** Stands for a row's key in a page's JSON until it becomes a link; random, so that no value can look like it. */
+const ROW_KEY = `row-${randomUUID()}-`;
+const ROW_KEY_MARK = new RegExp(`&quot;${ROW_KEY}(\\d+)&quot;`, 'g');
+
+/** Where a list body holds its rows: the body itself, or its first array (DRF's `results`, Laravel's `data`). */
+function rowsOf(data: unknown): { rows: unknown[]; put(rows: unknown[]): unknown } | undefined {
+  if (Array.isArray(data)) return { rows: data, put: (rows) => rows };
+  if (typeof data !== 'object' || data === null) return undefined;
+  const entry = Object.entries(data).find(([, value]) => Array.isArray(value));
+  if (!entry) return undefined;
+  const [key, rows] = entry as [string, unknown[]];
+  return { rows, put: (marked) => ({ ...data, [key]: marked }) };
+}
+
+/** The page's JSON, pretty-printed and linked (see linkedJson), each row's key a link to the row's own page. */
+function pageJson(data: unknown, rowLink?: RowLink): string {
+  const list = rowLink ? rowsOf(data) : undefined;
+  if (!rowLink || !list) return linkedJson(JSON.stringify(data, null, 4));
+  const keys: (string | number)[] = [];
+  const marked = list.rows.map((row) => {
+    if (typeof row !== 'object' || row === null) return row;
+    const key: unknown = (row as Record<string, unknown>)[rowLink.key];
+    if (typeof key !== 'string' && typeof key !== 'number') return row;
+    keys.push(key);
+    return { ...row, [rowLink.key]: `${ROW_KEY}${keys.length - 1}` };
+  });
+  const escape = eta.config.escapeFunction;
+  return linkedJson(JSON.stringify(list.put(marked), null, 4)).replace(ROW_KEY_MARK, (_mark, index: string) => {
+    const key = keys[Number(index)] ?? '';
+    return `<a href="${escape(rowLink.href(key))}">${escape(JSON.stringify(key))}</a>`;
+  });
 }
 
 /** The links of a paginated list body: Django REST Framework's `previous`/`next`, or Laravel's `links.prev`/`links.next`. */
@@ -219,7 +252,7 @@ export const htmlRenderer: Renderer = {
       // A session's token for the forms; Basic users' browsers resend their credentials instead.
       csrfToken: ctx.req.user ? csrfToken(ctx.req) : '',
       // Escaped here, its URLs made links: the template writes it as it is.
-      body: response.data === undefined ? '' : linkedJson(JSON.stringify(response.data, null, 4)),
+      body: response.data === undefined ? '' : pageJson(response.data, view.rowLink),
     });
     return Buffer.from(html);
   },

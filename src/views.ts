@@ -9,7 +9,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { authenticateRequest } from './authentication.js';
 import { checkAbility, resourceAbility } from './auth/abilities.js';
 import { createContext } from './context.js';
-import type { BrowsableForm, PageAction, RequestContext, Site, SiteResponse, ViewInfo } from './contracts.js';
+import type { BrowsableForm, PageAction, RequestContext, RowLink, Site, SiteResponse, ViewInfo } from './contracts.js';
 import { ApiError, asApiError } from './errors.js';
 import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
@@ -190,9 +190,20 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     const parentName = page ? endpoint.parentName?.(ctx) : undefined;
     const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
     const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
-    const view = { name, parentName, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version };
+    const rowLink = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? listRowLink(ctx, endpoint) : undefined;
+    const view = { name, parentName, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version, rowLink };
     await send(ctx, response, view, logger);
   };
+}
+
+/** How a list's rows link to their pages, under the path the list was asked by (with or without its trailing slash). */
+function listRowLink(ctx: RequestContext, endpoint: Endpoint): RowLink | undefined {
+  const viewset = endpoint.viewset;
+  if (!viewset?.exposure.actions.includes('retrieve')) return undefined;
+  const listPath = ctx.req.originalUrl.split('?')[0] ?? '';
+  const slash = listPath.endsWith('/') ? '/' : '';
+  const base = listPath.replace(/\/+$/, '');
+  return { key: viewset.resource.model.primaryKeyAttribute, href: (key) => `${base}/${encodeURIComponent(String(key))}${slash}` };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

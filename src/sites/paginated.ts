@@ -3,13 +3,10 @@ import { basicPasswordCheck } from '../auth/credential-cache.js';
 import type { AccessTokens } from '../auth/tokens.js';
 import { BasicAuthentication, SessionAuthentication, TokenAuthentication } from '../authentication.js';
 import type { Config } from '../config.js';
-import { requestUrl } from '../context.js';
 import { fieldErrorMessages, ValidationError, type ApiError, type ErrorCode } from '../errors.js';
-import { isAuthenticated } from '../permissions.js';
 import type { ResourceRegistry } from '../registry.js';
 import { htmlRenderer, jsonRenderer } from '../renderers.js';
 import { resourceRoutes, type Route } from '../routers.js';
-import type { Endpoint } from '../views.js';
 import type { Site, SiteDocs, SiteResponse } from '../contracts.js';
 import type { Translate } from '../i18n.js';
 import { fieldMessagesSchema, withRelatedLists } from '../openapi/fields.js';
@@ -21,6 +18,7 @@ import { LimitOffsetPagination } from '../pagination/limit-offset.js';
 import { PageNumberPagination } from '../pagination/page-number.js';
 import type { SitePagination } from '../pagination/types.js';
 import { DrfQueryDialect } from '../querying/drf.js';
+import { apiRootEndpoint, listLinks, type RootLink } from './api-root.js';
 
 export const PAGINATED_SITE = 'paginated';
 /** Credentials remembered at once per process: about 200 bytes each. */
@@ -115,34 +113,8 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
   };
 }
 
-/** The API root: a link to every list of the site, as Django REST Framework's DefaultRouter. */
-function rootEndpoint(listPaths: readonly string[]): Endpoint {
-  return {
-    name: (ctx) => ctx.t('views.root'),
-    permissions: [isAuthenticated],
-    methods: {
-      GET: {
-        action: 'list',
-        docs: {
-          summary: 'operations.root',
-          success: { status: 200, schema: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } } },
-          errors: ['not_authenticated', 'throttled', 'invalid_host'],
-        },
-        run: async (ctx) => {
-          const base = requestUrl(ctx.req);
-          const links: Record<string, string> = {};
-          for (const path of listPaths) links[path] = new URL(`/${path}/`, base.origin).toString();
-          return { status: 200, data: links };
-        },
-      },
-    },
-  };
-}
-
-export function paginatedRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
-  const lists = registry
-    .exposedOn(site.name)
-    .filter(({ exposure }) => exposure.actions.includes('list'))
-    .map(({ exposure }) => exposure.path);
-  return [{ path: '/', endpoint: rootEndpoint(lists) }, ...resourceRoutes(site, registry, bodyLimit)];
+/** The API root, with the site's own lists first and then `elsewhere` (other sites' lists, the description, the admin). */
+export function paginatedRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number, elsewhere: readonly RootLink[] = []): Route[] {
+  const links = [...listLinks(registry, site.name, site.mountPath, true), ...elsewhere];
+  return [{ path: '/', endpoint: apiRootEndpoint(links) }, ...resourceRoutes(site, registry, bodyLimit)];
 }

@@ -17,6 +17,7 @@ import { LaravelCursorPagination, LengthAwarePagination, type ListKey } from '..
 import { CursorCodec } from '../pagination/cursor-codec.js';
 import type { SitePagination } from '../pagination/types.js';
 import { SpatieQueryDialect } from '../querying/spatie.js';
+import { apiRootEndpoint, listLinks } from './api-root.js';
 import { ownTokenRoutes } from './own-tokens.js';
 import { sessionRoutes, type TokenRouteServices } from './token-endpoints.js';
 
@@ -190,7 +191,8 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
   };
 }
 
-/** Logging in and out, the caller's own tokens, then every resource the site exposes. */
+/** The site's root (its lists), logging in and out, the caller's own tokens, then every resource the site exposes. */
 export function tokenRoutes(site: Site, services: TokenRouteServices): Route[] {
-  return [...sessionRoutes(site, services), ...ownTokenRoutes(site, services), ...resourceRoutes(site, services.registry, services.bodyLimit)];
+  const root = { path: '/', endpoint: apiRootEndpoint(listLinks(services.registry, site.name, site.mountPath, false)) };
+  return [root, ...sessionRoutes(site, services), ...ownTokenRoutes(site, services), ...resourceRoutes(site, services.registry, services.bodyLimit)];
 }

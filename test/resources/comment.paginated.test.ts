@@ -87,10 +87,10 @@ describe('the comment API at the root (paginated site)', () => {
       expect((await t.http.delete(`/comments/${created.id}/`).auth(...alice)).status).toBe(404);
     });
 
-    test('the API root links to the comment list with an absolute URL', async () => {
+    test('the API root links to the comment list with an absolute URL, first', async () => {
       const res = await t.http.get('/').auth(...alice);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ comments: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/comments\/$/) });
+      expect(Object.entries(res.body)[0]).toEqual(['comments', expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/comments\/$/)]);
       expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
     });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { useTestApp } from '../../helpers/app.js';
+import { apiToken, useTestApp } from '../../helpers/app.js';
 
 const html = { Accept: 'text/html', 'Accept-Language': 'en' };
 
@@ -32,6 +32,22 @@ describe('the browsable page', () => {
     expect(res.text).toMatch(/&quot;next&quot;: &quot;<a href="http:\/\/[^"]+\/comments\/\?page=2">http:\/\/[^<]+\/comments\/\?page=2<\/a>&quot;/);
     expect(res.text).toContain('&quot;<a href="http://a\\">http://a\\</a>&quot;&lt;&quot;');
     expect(res.text).not.toContain('http://a"<');
+  });
+
+  test('each row of a list links to its own page, in the path style the list was asked by', async () => {
+    const slashed = await t.http.get('/comments/?page_size=5').auth('alice', 'alice-password').set(html);
+    const ids = [...slashed.text.matchAll(/&quot;id&quot;: <a href="\/comments\/(\d+)\/">(\d+)<\/a>/g)];
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    for (const [, linked, shown] of ids) expect(linked).toBe(shown);
+    const bare = await t.http.get('/comments?page_size=5').auth('alice', 'alice-password').set(html);
+    expect(bare.text).toMatch(/&quot;id&quot;: <a href="\/comments\/\d+">\d+<\/a>/);
+    const token = await t.http.get('/api/comments').set(html).auth(await apiToken(t, 'alice'), { type: 'bearer' });
+    expect(token.text).toMatch(/&quot;id&quot;: <a href="\/api\/comments\/\d+">\d+<\/a>/);
+    // A row's own page and the JSON answer link nothing.
+    const row = await t.http.get(`/comments/${ids[0]?.[1]}/`).auth('alice', 'alice-password').set(html);
+    expect(row.text).toMatch(/&quot;id&quot;: \d+,/);
+    const json = await t.http.get('/comments/').auth('alice', 'alice-password');
+    expect(typeof json.body.results[0].id).toBe('number');
   });
 
   test("a row's breadcrumbs name its list as the list's own page does, in the page's language", async () => {

@@ -1,0 +1,49 @@
+/**
+ * The API root: the page a visitor lands on, with an absolute link to every
+ * list the sites serve (as Django REST Framework's DefaultRouter answers at
+ * the root), then the other places to go, the description and the admin.
+ * It shows no row, so it asks for no credentials.
+ */
+import { requestUrl } from '../context.js';
+import type { ResourceRegistry } from '../registry.js';
+import type { Endpoint } from '../views.js';
+
+/** One link of the root: its key in the answer and the path it points to. */
+export interface RootLink {
+  name: string;
+  path: string;
+}
+
+/**
+ * The lists a site serves under its mount point, keyed by their path (with
+ * `prefix` before it, to tell another site's list from the site's own).
+ */
+export function listLinks(registry: ResourceRegistry, siteName: string, mountPath: string, trailingSlash: boolean, prefix = ''): RootLink[] {
+  const base = mountPath === '/' ? '' : mountPath;
+  return registry
+    .exposedOn(siteName)
+    .filter(({ exposure }) => exposure.actions.includes('list'))
+    .map(({ exposure }) => ({ name: `${prefix}${exposure.path}`, path: `${base}/${exposure.path}${trailingSlash ? '/' : ''}` }));
+}
+
+export function apiRootEndpoint(links: readonly RootLink[]): Endpoint {
+  return {
+    name: (ctx) => ctx.t('views.root'),
+    permissions: [],
+    methods: {
+      GET: {
+        action: 'list',
+        ability: null,
+        docs: {
+          summary: 'operations.root',
+          success: { status: 200, schema: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } } },
+          errors: ['throttled', 'invalid_host'],
+        },
+        run: async (ctx) => {
+          const { origin } = requestUrl(ctx.req);
+          return { status: 200, data: Object.fromEntries(links.map(({ name, path }) => [name, new URL(path, origin).toString()])) };
+        },
+      },
+    },
+  };
+}
