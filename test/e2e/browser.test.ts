@@ -126,13 +126,29 @@ describe('a person in a browser', () => {
     await shot('07-token-site');
   });
 
-  test('reads the list on a phone-sized screen', async () => {
+  test('reads every page of both sites on a phone-sized screen without scrolling sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(new URL('comments/', url).href);
-    const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
-    expect(overflow).toBe(false);
+    const sideways: string[] = [];
+    for (const path of ['', 'comments/', 'comments/1/', 'api', 'api/comments', 'api/comments/1', 'api-auth/password_change/']) {
+      await page.goto(new URL(path, url).href);
+      if (await page.evaluate('document.documentElement.scrollWidth > window.innerWidth')) sideways.push(path);
+    }
+    expect(sideways).toEqual([]);
+    await page.goto(new URL('comments/1/', url).href);
+    // The row's page keeps its delete button inside the screen.
+    const deleteRight = await page.evaluate("document.querySelector('form.delete button').getBoundingClientRect().right");
+    expect(deleteRight).toBeLessThanOrEqual(390);
     await shot('08-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  test('opens a row from the list by its id', async () => {
+    await page.goto(new URL('comments/', url).href);
+    const first = page.locator('pre a[href^="/comments/"]').first();
+    const id = await first.innerText();
+    await first.click();
+    await page.waitForURL(new RegExp(`/comments/${id}/$`));
+    expect(await response('HTTP 200')).toContain(`"id": ${id},`);
   });
 
   test('sees markup in comments as text, and nothing in them runs', async () => {
@@ -168,6 +184,16 @@ describe('a person in a browser', () => {
     await page.getByText('Not logged in').waitFor();
     await shot('10-logged-out');
     expect(external).toEqual([]);
+  });
+
+  test('as a visitor, finds every list, the description and the admin at /, and follows a link', async () => {
+    const root = await page.goto(url);
+    expect(root?.status()).toBe(200);
+    const links = await page.locator('pre a').allInnerTexts();
+    expect(links.map((link) => new URL(link).pathname)).toEqual(['/comments/', '/api/comments', '/docs', '/admin']);
+    await page.locator('pre a', { hasText: '/docs' }).click();
+    await page.waitForURL(/\/docs$/);
+    await shot('11-visitor-root');
   });
 
   test('the security policy refused nothing the pages use, and they kept their styles', async () => {
