@@ -16,6 +16,7 @@ import { announce, runPrimary } from './lib/cluster-primary.js';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
+import { argumentErrors, commandLine, UsageError } from './lib/options.js';
 
 interface Options {
   port: number;
@@ -25,23 +26,35 @@ interface Options {
   body: Buffer;
 }
 
+const USAGE = `Usage: node dist/bench/ceiling.js --port P --body FILE [--workers N] [--status S] [--content-type T]
+
+A bare node:http server answering every request with FILE's bytes (the ceiling
+npm run bench compares the server with). Prints {"listening":P} once it listens.
+  --port P            TCP port on 127.0.0.1 (required)
+  --body FILE         the answer's body (required)
+  --workers N         processes sharing the port (default 1)
+  --status S          the answer's status (default 200)
+  --content-type T    the answer's Content-Type (default application/json)`;
+
 function parseOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string' },
-      workers: { type: 'string', default: '1' },
-      status: { type: 'string', default: '200' },
-      'content-type': { type: 'string', default: 'application/json' },
-      body: { type: 'string' },
-    },
-  });
+  const { values } = argumentErrors(() =>
+    parseArgs({
+      options: {
+        port: { type: 'string' },
+        workers: { type: 'string', default: '1' },
+        status: { type: 'string', default: '200' },
+        'content-type': { type: 'string', default: 'application/json' },
+        body: { type: 'string' },
+      },
+    }),
+  );
   const port = Number(values.port);
   const workers = Number(values.workers);
   const status = Number(values.status);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a TCP port, not ${values.port}`);
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, not ${values.workers}`);
-  if (!Number.isInteger(status) || status < 100 || status > 599) throw new Error(`--status must be an HTTP status, not ${values.status}`);
-  if (values.body === undefined) throw new Error('--body FILE is required');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a TCP port, not ${values.port}`);
+  if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`--workers must be a positive integer, not ${values.workers}`);
+  if (!Number.isInteger(status) || status < 100 || status > 599) throw new UsageError(`--status must be an HTTP status, not ${values.status}`);
+  if (values.body === undefined) throw new UsageError('--body FILE is required');
   return { port, workers, status, contentType: values['content-type'], body: readFileSync(values.body) };
 }
 
@@ -62,7 +75,7 @@ function serve(options: Options, onListening: () => void): void {
 }
 
 function main(): void {
-  const options = parseOptions();
+  const options = commandLine('bench/ceiling', USAGE, parseOptions);
   if (cluster.isPrimary && options.workers > 1) runPrimary(options);
   else serve(options, () => (cluster.isPrimary ? announce(options.port) : undefined));
 }

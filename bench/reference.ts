@@ -18,6 +18,7 @@
 import cluster from 'node:cluster';
 import { announce, runPrimary } from './lib/cluster-primary.js';
 import { parseArgs } from 'node:util';
+import { argumentErrors, commandLine, UsageError } from './lib/options.js';
 import { referenceApp } from './reference/app.js';
 import { openReferenceDatabase } from './reference/database.js';
 
@@ -29,24 +30,37 @@ interface Options {
   secret: string;
 }
 
+const USAGE = `Usage: SECRET_KEY=… node dist/bench/reference.js --port P --database FILE [--workers N] [--page-size N]
+
+The same-stack reference npm run bench compares the server with: Express 5 and
+sqlite3 prepared statements on the benchmark's database, without the framework.
+Prints {"listening":P} once it listens.
+  --port P            TCP port on 127.0.0.1 (required)
+  --database FILE     the benchmark's SQLite file (required)
+  --workers N         processes sharing the port (default 1)
+  --page-size N       the paginated site's page size (default 2)
+SECRET_KEY must be the server's: it signs the session cookies.`;
+
 function parseOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string' },
-      workers: { type: 'string', default: '1' },
-      database: { type: 'string' },
-      'page-size': { type: 'string', default: '2' },
-    },
-  });
+  const { values } = argumentErrors(() =>
+    parseArgs({
+      options: {
+        port: { type: 'string' },
+        workers: { type: 'string', default: '1' },
+        database: { type: 'string' },
+        'page-size': { type: 'string', default: '2' },
+      },
+    }),
+  );
   const port = Number(values.port);
   const workers = Number(values.workers);
   const pageSize = Number(values['page-size']);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a TCP port, not ${values.port}`);
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, not ${values.workers}`);
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new Error(`--page-size must be a positive integer, not ${values['page-size']}`);
-  if (values.database === undefined) throw new Error('--database FILE (the SQLite file) is required');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--port must be a TCP port, not ${values.port}`);
+  if (!Number.isInteger(workers) || workers < 1) throw new UsageError(`--workers must be a positive integer, not ${values.workers}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size must be a positive integer, not ${values['page-size']}`);
+  if (values.database === undefined) throw new UsageError('--database FILE (the SQLite file) is required');
   const secret = process.env.SECRET_KEY;
-  if (!secret) throw new Error('SECRET_KEY (the server\'s) is required: it signs the session cookies');
+  if (!secret) throw new UsageError('SECRET_KEY (the server\'s) is required: it signs the session cookies');
   return { port, workers, database: values.database, pageSize, secret };
 }
 
@@ -59,7 +73,7 @@ async function serve(options: Options, onListening: () => void): Promise<void> {
 }
 
 try {
-  const options = parseOptions();
+  const options = commandLine('bench/reference', USAGE, parseOptions);
   if (cluster.isPrimary && options.workers > 1) runPrimary(options);
   else await serve(options, () => (cluster.isPrimary ? announce(options.port) : undefined));
 } catch (error) {
