@@ -104,7 +104,7 @@ export function createApp(services: Services): App {
   app.use(openApiRouter(described));
   app.use(DOCS_PATH, docsRouter());
   const [firstList] = registry.exposedOn(root.site.name);
-  const passwordChange = { accounts, tokens: services.tokens, bodyLimit: config.bodyLimit, sessionSecret: sessionHashSecret(config), logger };
+  const passwordChange = { accounts, tokens: services.tokens, bodyLimit: config.bodyLimit, sessionSecret: sessionHashSecret(config), logger, loginThrottle: throttles.login };
   // Fortify's `PUT /user/password`, and Django's password change form beside the browser login.
   app.use(passwordUpdateRouter(passwordChange, browser));
   app.use(

@@ -13,6 +13,7 @@ import { ApiError, asApiError, fieldErrorMessages, FieldErrors, ValidationError,
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { bodyField, bodyText, requestData } from '../parsers.js';
+import type { LoginThrottle } from '../throttling.js';
 import { pageTranslator, sendError, sendPage as sendAuthPage } from './browser-login.js';
 import { errorStatus, validationBody } from './token.js';
 
@@ -26,6 +27,8 @@ export interface PasswordChangeOptions {
   /** The key of the session auth hash (src/auth/sessions.ts). */
   sessionSecret: string;
   logger: Logger;
+  /** Counts wrong current passwords as failed logins: a session left open must not become a way to guess the password. */
+  loginThrottle: LoginThrottle;
 }
 
 /** The three fields under each flow's own names. */
@@ -69,7 +72,9 @@ async function changeOwnPassword(options: PasswordChangeOptions, req: Request, t
   const collected: Record<string, FieldError[]> = {};
   if (fields.current === '') errors.add(names.current, 'required');
   // The current password is checked even when another field is wrong, as Fortify's validator does.
-  else if (!(await accounts.verify(row, fields.current))) (collected[names.current] ??= []).push(refusal(messages.current));
+  else if (!(await options.loginThrottle.guard(req)(user?.username ?? '', () => accounts.verify(row, fields.current)))) {
+    (collected[names.current] ??= []).push(refusal(messages.current));
+  }
   if (fields.password === '') errors.add(names.password, 'required');
   else {
     if (fields.password !== fields.confirmation) (collected[names.password] ??= []).push(refusal(messages.mismatch));

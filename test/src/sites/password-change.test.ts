@@ -29,6 +29,12 @@ async function passwordWorks(t: Pick<TestApp, 'app'>, username: string, password
   return res.status === 302;
 }
 
+/** Whether the account's stored password is `password`, asked of the accounts directly (a login might be throttled). */
+async function storedPasswordIs(t: Pick<TestApp, 'services'>, username: string, password: string): Promise<boolean> {
+  const row = await t.services.accounts.findByUsername(username, { withHidden: true });
+  return row !== null && (await t.services.accounts.verify(row, password));
+}
+
 const NEW_PASSWORD = 'quiet-harbour-lantern';
 
 describe('PUT /user/password, as Laravel Fortify', () => {
@@ -171,5 +177,39 @@ describe('the password change form at /api-auth/password_change/', () => {
     const agent = await logIn(t, 'heidi');
     const res = await agent.post('/api-auth/password_change/').type('form').send({ old_password: 'heidi-password', new_password1: NEW_PASSWORD, new_password2: NEW_PASSWORD });
     expect(res.status).toBe(403);
+  });
+});
+
+describe('guesses of the current password', () => {
+  const t = useTestApp(
+    async (app) => {
+      await app.createUser('ivan', { email: 'ivan@example.com' });
+      await app.createUser('judy', { email: 'judy@example.com' });
+    },
+    { LOGIN_RATE_ACCOUNT_ADDRESS: '3/hour', LOGIN_RATE_ADDRESS: '100/hour', LOGIN_RATE_ACCOUNT: 'off' },
+  );
+
+  test('count as failed logins: past the limit, Fortify answers 429 with Retry-After, even for the right password', async () => {
+    const agent = await logIn(t, 'ivan');
+    const token = await sessionToken(agent);
+    const guess = (current: string) => putPassword(agent, { current_password: current, password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD }, token);
+    // The login itself was a success, which cleared its count: three wrong guesses are allowed.
+    for (let i = 0; i < 3; i += 1) expect((await guess(`wrong-${i}`)).status).toBe(422);
+    const refused = await guess('ivan-password');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toEqual({ message: expect.any(String) });
+    expect(await storedPasswordIs(t, 'ivan', 'ivan-password')).toBe(true);
+  });
+
+  test("count on Django's form too, which then answers 429 and changes nothing", async () => {
+    const agent = await logIn(t, 'judy');
+    const page = await agent.get('/api-auth/password_change/').set('Accept-Language', 'en');
+    const post = (old: string) =>
+      agent.post('/api-auth/password_change/').type('form').set('Accept-Language', 'en').send({ csrfmiddlewaretoken: formToken(page.text), old_password: old, new_password1: NEW_PASSWORD, new_password2: NEW_PASSWORD });
+    for (let i = 0; i < 3; i += 1) expect((await post(`wrong-${i}`)).status).toBe(200);
+    const refused = await post('judy-password');
+    expect(refused.status).toBe(429);
+    expect(await storedPasswordIs(t, 'judy', 'judy-password')).toBe(true);
   });
 });
