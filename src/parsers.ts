@@ -154,6 +154,27 @@ function parseMultipart(raw: Buffer, boundary: string | undefined): RequestData 
   return data;
 }
 
+/**
+ * Every value a form body (already read, and parsed without error) gave the
+ * field `name`: the parsed data keeps only the last of a repeated field, as
+ * Django's QueryDict.get, so a field that is a list is read from the raw body again.
+ */
+export function repeatedFormValues(req: Request, name: string): string[] {
+  const raw: unknown = req.body;
+  if (!Buffer.isBuffer(raw)) return [];
+  if (req.is('application/x-www-form-urlencoded')) return new URLSearchParams(raw.toString('utf8')).getAll(name);
+  if (!req.is('multipart/form-data')) return [];
+  try {
+    const { boundary } = contentType.parse(req.headers['content-type'] ?? '').parameters;
+    return multipartFields(raw, boundary, { parts: MAX_FORM_FIELDS })
+      .filter(([field]) => field === name)
+      .map(([, value]) => value);
+  } catch (error) {
+    if (error instanceof MultipartError) return [];
+    throw error;
+  }
+}
+
 const cache = new WeakMap<Request, Promise<unknown>>();
 
 async function parse(req: Request, limit: number): Promise<unknown> {

@@ -5,7 +5,6 @@
  * `abilities` field separated by commas or spaces); anything else is the token
  * site's 422. The API description and the browsable form come from here too.
  */
-import busboy from 'busboy';
 import type { Request } from 'express';
 import { cleanValue, typeName, type WritableField } from '../cleaning.js';
 import { clock } from '../clock.js';
@@ -13,7 +12,7 @@ import { FieldErrors } from '../errors.js';
 import { field } from '../fields.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema } from '../openapi/types.js';
-import { isFormData } from '../parsers.js';
+import { isFormData, repeatedFormValues } from '../parsers.js';
 import type { FieldDescription } from '../serializers.js';
 
 /** At most this many abilities, each at most this long. */
@@ -52,34 +51,10 @@ function sent(value: unknown): boolean {
   return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
 }
 
-/**
- * Every value of a repeated form field. The body parser keeps the last value
- * of a repeated field (as Django's QueryDict.get); the raw body it read is
- * still in req.body, so the one field that is a list is read from it again.
- */
-async function repeatedFormValues(req: Request, name: string): Promise<string[]> {
-  const raw: unknown = req.body;
-  if (!Buffer.isBuffer(raw)) return [];
-  if (req.is('application/x-www-form-urlencoded')) return new URLSearchParams(raw.toString('utf8')).getAll(name);
-  if (!req.is('multipart/form-data')) return [];
-  return new Promise((resolve) => {
-    const values: string[] = [];
-    const parser = busboy({ headers: req.headers });
-    parser.on('field', (field, value) => {
-      if (field === name) values.push(value);
-    });
-    parser.on('file', (_field, stream) => stream.resume());
-    // The parser read this body once already: a failure now leaves what was found.
-    parser.on('error', () => resolve(values));
-    parser.on('close', () => resolve(values));
-    parser.end(raw);
-  });
-}
-
 /** The abilities as sent: a JSON value, or a form's list. */
 async function sentAbilities(req: Request, data: Record<string, unknown>, form: boolean): Promise<unknown> {
   if (!form) return data.abilities;
-  const listed = await repeatedFormValues(req, FORM_LIST);
+  const listed = repeatedFormValues(req, FORM_LIST);
   if (listed.length === 0 && Object.hasOwn(data, FORM_LIST)) listed.push(String(data[FORM_LIST]));
   if (listed.length > 0) return listed;
   return sent(data.abilities) ? String(data.abilities).split(SEPARATORS).filter((ability) => ability !== '') : undefined;
