@@ -95,7 +95,10 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
   }
   const serviceTag = t('tags.service');
   document.tags.push({ name: serviceTag, description: t('tags.service_description') });
-  for (const route of plainRoutes) document.paths[route.path] = plainOperations(route, t, serviceTag);
+  for (const route of plainRoutes) {
+    document.paths[route.path] = plainOperations(route, t, serviceTag);
+    if (route.slashOptional) aliases.set(`${route.path}/`, route.path);
+  }
   for (const [alias, documented] of aliases) {
     document.paths[alias] ??= { $ref: pathPointer(documented), description: t('paths.alias', { path: documented }) };
   }

@@ -123,4 +123,6 @@ export interface PlainRouteDocs {
   path: string;
   summary: string;
   responses: readonly DocumentedResponse[];
+  /** It answers with a trailing slash too (a router that is not strict): the description lists that spelling. */
+  slashOptional?: boolean;
 }
