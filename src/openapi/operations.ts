@@ -240,7 +240,7 @@ function parameters(place: OperationPlace, described: Described, name: string, t
   return [...inPath, ...(described.parameters ?? []), format];
 }
 
-/** What an endpoint's method does, from its own docs, its viewset, or (OPTIONS without either) the metadata. */
+/** What an endpoint's method does, from its own docs, its viewset, or else (an OPTIONS of its own) the metadata. */
 function describedAction(endpoint: Endpoint, method: Method, t: Translate): Described {
   const action = endpoint.methods[method];
   if (action?.docs) return action.docs;
