@@ -22,6 +22,8 @@ function stringFormat(field: StringField): string | undefined {
 function impliedExample(field: FieldDeclaration, timestamp: JsonSchema): unknown {
   switch (field.kind) {
     case 'id':
+    // The row of id 1 that every example shows (the account of a row's owner too).
+    case 'reference':
       return 1;
     case 'boolean':
       return field.default ?? true;
