@@ -42,8 +42,8 @@ const FORMATS: Readonly<Record<string, string>> = {
   uri: 'https://example.com/',
   date: '2026-01-15',
   'date-time': '2026-01-15T09:30:00Z',
-  'idn-email': 'user@example.com',
-  email: 'user@example.com',
+  'idn-email': 'someone@example.com',
+  email: 'someone@example.com',
 };
 
 function typesOf(schema: JsonSchema): string[] {

@@ -104,7 +104,7 @@ function computedSchema(type: ComputedType, timestamp: JsonSchema): JsonSchema {
 }
 
 function shownSchema(resourceKey: string, shown: ShownField, timestamp: JsonSchema): JsonSchema {
-  // A row whose referenced row is gone (an imported comment without owner) shows null.
+  // A row whose referenced row is gone (an imported row whose owner was not brought over) shows null.
   if (shown.kind === 'reference') return { type: ['string', 'null'], ...displayExample(shown.resource) };
   const schema = nullable(columnSchema(shown.field, timestamp), shown.field.nullable);
   if (shown.field.readOnly || shown.field.kind === 'id') schema.readOnly = true;
