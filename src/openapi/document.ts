@@ -40,7 +40,7 @@ function plainOperations(route: PlainRouteDocs, t: Translate, tag: string): Path
 }
 
 /** The same path in the spelling it does not document: with or without its trailing slash (none for `/`). */
-export function otherSpelling(documented: string): string | undefined {
+function otherSpelling(documented: string): string | undefined {
   if (documented === '/') return undefined;
   return documented.endsWith('/') ? documented.slice(0, -1) : `${documented}/`;
 }
