@@ -19,6 +19,31 @@
     return request;
   }
 
+  var descriptionUrl = new URL(root.getAttribute('data-url'), document.baseURI).href;
+
+  /**
+   * The description lists each path's other spelling (with or without the
+   * trailing slash) as a `$ref` to the first, for validators; the page shows
+   * each operation once, so it leaves those out.
+   */
+  function withoutAliases(response) {
+    if (response.url !== descriptionUrl || typeof response.text !== 'string') return response;
+    var description;
+    try {
+      description = JSON.parse(response.text);
+    } catch (error) {
+      return response;
+    }
+    var paths = description.paths || {};
+    Object.keys(paths).forEach(function (path) {
+      var ref = paths[path] && paths[path].$ref;
+      if (typeof ref === 'string' && ref.indexOf('#/paths/') === 0) delete paths[path];
+    });
+    response.text = JSON.stringify(description);
+    response.body = description;
+    return response;
+  }
+
   SwaggerUIBundle({
     url: root.getAttribute('data-url'),
     domNode: root,
@@ -29,5 +54,6 @@
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
     requestInterceptor: ownCredentialsOnly,
+    responseInterceptor: withoutAliases,
   });
 })();

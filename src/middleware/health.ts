@@ -12,9 +12,10 @@ const STATUS = (value: string): JsonSchema => ({
 
 /** The health routes as the API description shows them. */
 export const HEALTH_DOCS: readonly PlainRouteDocs[] = [
-  { path: '/healthz', summary: 'operations.healthz', responses: [{ status: 200, schema: STATUS('ok') }] },
+  { path: '/healthz', summary: 'operations.healthz', responses: [{ status: 200, schema: STATUS('ok') }], slashOptional: true },
   {
     path: '/readyz',
+    slashOptional: true,
     summary: 'operations.readyz',
     responses: [
       { status: 200, schema: STATUS('ok') },

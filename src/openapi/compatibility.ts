@@ -47,7 +47,9 @@
  * - Texts are not the contract: `summary`, `description`, `example(s)`,
  *   `operationId`, the operation groups, `title`, `default`, `readOnly`, `deprecated` and any
  *   other keyword not named above are ignored.
- * - `$ref`s into the same document are followed (ours writes none today).
+ * - `$ref`s of schemas into the same document are followed. A path item that
+ *   is a `$ref` (a path's other spelling) has no methods of its own: its
+ *   changes are those of the path it names, reported there.
  */
 
 /** An OpenAPI document as far as the comparison reads it; everything else stays unknown. */

@@ -3,9 +3,10 @@ import path from 'node:path';
 import type { SiteMount } from '../routers.js';
 import { translator, type Language, type Translate } from '../i18n.js';
 import { projectRoot } from '../paths.js';
-import { allowedMethods } from '../views.js';
-import { describeOperation, operationId } from './operations.js';
-import type { OpenApiDocument, Operation, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
+import { allowedMethods, type AnyMethod, type Method } from '../views.js';
+import { finishedExamples } from './examples.js';
+import { describeOperation, METADATA, operationId } from './operations.js';
+import type { OpenApiDocument, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
 
 /** What the description is made from: the sites' routes as the app mounts them, and the routes beside them. */
 export interface DescriptionSources {
@@ -15,7 +16,13 @@ export interface DescriptionSources {
 
 const version = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-type OperationKey = Exclude<keyof PathItem, 'parameters'>;
+type OperationKey = Exclude<keyof PathItem, 'parameters' | '$ref' | 'description'>;
+
+/** Where the description names the body every OPTIONS answers. */
+export const METADATA_SCHEMA = 'Metadata';
+
+/** The methods with operations of their own: HEAD and OPTIONS answer every path by one rule, said once (`info.conventions`). */
+const described = (method: AnyMethod): method is Method => method !== 'HEAD' && method !== 'OPTIONS';
 
 /** An Express route path as OpenAPI writes it: `/api` + `/comments/:pk` → `/api/comments/{pk}`. */
 export function describedPath(mountPath: string, routePath: string, trailingSlash: boolean): string {
@@ -29,45 +36,71 @@ function plainOperations(route: PlainRouteDocs, t: Translate, tag: string): Path
   for (const { status, schema } of route.responses) {
     responses[String(status)] = { description: t(`status.${status}`), ...(schema ? { content: { 'application/json': { schema } } } : {}) };
   }
-  const get: Operation = { operationId: operationId('GET', route.path), summary: t(route.summary), tags: [tag], responses };
-  const headResponses = Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, { description: response.description }]));
-  const head = { ...get, operationId: operationId('HEAD', route.path), description: t('operations.head'), responses: headResponses };
-  return { get, head };
+  return { get: { operationId: operationId('GET', route.path), summary: t(route.summary), tags: [tag], responses } };
+}
+
+/** The same path in the spelling it does not document: with or without its trailing slash (none for `/`). */
+function otherSpelling(documented: string): string | undefined {
+  if (documented === '/') return undefined;
+  return documented.endsWith('/') ? documented.slice(0, -1) : `${documented}/`;
+}
+
+/** A JSON pointer to a path's item, as a URI fragment (`{`, `}` percent-encoded). */
+function pathPointer(documented: string): string {
+  return `#/paths/${encodeURIComponent(documented.replace(/~/g, '~0').replace(/\//g, '~1'))}`;
+}
+
+/** The root site first: the page lists its operations in the order of the tags. */
+function rootFirst(mounts: readonly SiteMount[]): SiteMount[] {
+  const root = mounts.find((mount) => mount.path === '/')?.site;
+  return [...mounts.filter((mount) => mount.site === root), ...mounts.filter((mount) => mount.site !== root)];
 }
 
 /**
  * The OpenAPI 3.1 description of every site, derived from the same routes
- * (and so the same declarations) the app serves, with texts in `language`.
+ * (and so the same declarations) the app serves, with texts and examples in
+ * `language`. A site's path is also served in its other spelling (with or
+ * without the trailing slash): that spelling is a `$ref` to the first, so
+ * that validators accept it and clients see each operation once.
  */
 export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, language: Language): OpenApiDocument {
   const t = translator(language, ['openapi', 'common']);
   const document: OpenApiDocument = {
     openapi: '3.1.0',
-    info: { title: t('info.title'), version, description: t('info.description') },
+    info: { title: t('info.title'), version, description: `${t('info.description')}\n\n${t('info.conventions', { metadata: METADATA_SCHEMA })}` },
     tags: [],
     paths: {},
-    components: { securitySchemes: {} },
+    components: { securitySchemes: {}, schemas: { [METADATA_SCHEMA]: METADATA } },
   };
   const schemes: Record<string, SecurityScheme> = document.components.securitySchemes;
   const ids = new Set<string>();
-  for (const { site, path: mountPath, routes } of mounts) {
-    const texts = { t: translator(language, ['openapi', ...site.namespaces]), example: translator(site.defaultLanguage, site.namespaces) };
+  const aliases = new Map<string, string>();
+  for (const { site, path: mountPath, routes } of rootFirst(mounts)) {
+    const texts = { t: translator(language, ['openapi', ...site.namespaces]), example: translator(language, site.namespaces) };
     const tag = t(`sites.${site.name}.title`);
     if (!document.tags.some((known) => known.name === tag)) document.tags.push({ name: tag, description: t(`sites.${site.name}.description`) });
     for (const { described } of site.authenticators) schemes[described.name] = { ...described.scheme, description: t(`security.${described.name}`) };
     for (const { path: routePath, endpoint } of routes) {
       const documented = describedPath(mountPath, routePath, site.docs.trailingSlash);
       const item: PathItem = (document.paths[documented] ??= {});
-      for (const method of allowedMethods(endpoint)) {
+      for (const method of allowedMethods(endpoint).filter(described)) {
         const operation = describeOperation({ site, path: documented, tag }, endpoint, method, texts);
         if (ids.has(operation.operationId)) throw new Error(`two operations would be named ${operation.operationId}`);
         ids.add(operation.operationId);
         item[method.toLowerCase() as OperationKey] = operation;
       }
+      const alias = otherSpelling(documented);
+      if (alias !== undefined) aliases.set(alias, documented);
     }
   }
   const serviceTag = t('tags.service');
   document.tags.push({ name: serviceTag, description: t('tags.service_description') });
-  for (const route of plainRoutes) document.paths[route.path] = plainOperations(route, t, serviceTag);
-  return document;
+  for (const route of plainRoutes) {
+    document.paths[route.path] = plainOperations(route, t, serviceTag);
+    if (route.slashOptional) aliases.set(`${route.path}/`, route.path);
+  }
+  for (const [alias, documented] of aliases) {
+    document.paths[alias] ??= { $ref: pathPointer(documented), description: t('paths.alias', { path: documented }) };
+  }
+  return finishedExamples(document, translator(language, ['openapi']));
 }

@@ -2,6 +2,7 @@ import type { BoundResource } from '../registry.js';
 import type { ComputedType, FieldDeclaration, StringField } from '../resource.js';
 import type { Expansion } from '../relations/loader.js';
 import type { Serializer, ShownField } from '../serializers.js';
+import { declaredExample } from './examples.js';
 import type { JsonSchema } from './types.js';
 
 /** Django REST Framework's BooleanField spellings that forms send; JSON clients send true or false. */
@@ -17,11 +18,12 @@ function stringFormat(field: StringField): string | undefined {
   return field.format === 'email' ? 'idn-email' : undefined;
 }
 
-/** A typical value of a declared field: its own `example`, else one its kind implies. */
-function exampleOf(field: FieldDeclaration, timestamp: JsonSchema): unknown {
-  if (field.example !== undefined) return field.example;
+/** A typical value of a field its declaration gives none: one its kind implies. */
+function impliedExample(field: FieldDeclaration, timestamp: JsonSchema): unknown {
   switch (field.kind) {
     case 'id':
+    // The row of id 1 that every example shows (the account of a row's owner too).
+    case 'reference':
       return 1;
     case 'boolean':
       return field.default ?? true;
@@ -32,13 +34,13 @@ function exampleOf(field: FieldDeclaration, timestamp: JsonSchema): unknown {
   }
 }
 
-/** How a row of `resource` is named where another row shows it. */
-function displayExample(resource: BoundResource): unknown {
+/** How a row of `resource` is named where another row shows it (as its declared example, if any). */
+function displayExample(resource: BoundResource): JsonSchema {
   for (const name of resource.displayFields) {
     const field = resource.declaration.fields[name];
-    if (field?.example !== undefined) return field.example;
+    if (field?.example !== undefined) return declaredExample(resource.key, name, field.example);
   }
-  return undefined;
+  return {};
 }
 
 function columnSchema(field: FieldDeclaration, timestamp: JsonSchema): JsonSchema {
@@ -101,24 +103,23 @@ function computedSchema(type: ComputedType, timestamp: JsonSchema): JsonSchema {
   }
 }
 
-function shownSchema(shown: ShownField, timestamp: JsonSchema): JsonSchema {
-  if (shown.kind === 'reference') {
-    const example = displayExample(shown.resource);
-    // A row whose referenced row is gone (an imported comment without owner) shows null.
-    return { type: ['string', 'null'], ...(example === undefined ? {} : { example }) };
-  }
+function shownSchema(resourceKey: string, shown: ShownField, timestamp: JsonSchema): JsonSchema {
+  // A row whose referenced row is gone (an imported row whose owner was not brought over) shows null.
+  if (shown.kind === 'reference') return { type: ['string', 'null'], ...displayExample(shown.resource) };
   const schema = nullable(columnSchema(shown.field, timestamp), shown.field.nullable);
-  const example = exampleOf(shown.field, timestamp);
   if (shown.field.readOnly || shown.field.kind === 'id') schema.readOnly = true;
+  if (shown.field.example !== undefined) return { ...schema, ...declaredExample(resourceKey, shown.name, shown.field.example) };
+  const example = impliedExample(shown.field, timestamp);
   return example === undefined ? schema : { ...schema, example };
 }
 
 /** What `represent` gives: every shown field and nothing else (a leaked column fails the contract). */
 export function representationSchema(serializer: Serializer, timestamp: JsonSchema): JsonSchema {
   const shown = serializer.shownFields();
+  const key = serializer.resource.key;
   return {
     type: 'object',
-    properties: Object.fromEntries(shown.map((field) => [field.name, shownSchema(field, timestamp)])),
+    properties: Object.fromEntries(shown.map((field) => [field.name, shownSchema(key, field, timestamp)])),
     required: shown.map((field) => field.name),
     additionalProperties: false,
   };
@@ -158,12 +159,11 @@ function inputTypeSchema(shown: WritableShown, form: boolean): JsonSchema {
   }
 }
 
-function inputFieldSchema(shown: WritableShown, form: boolean): JsonSchema {
+function inputFieldSchema(resourceKey: string, shown: WritableShown, form: boolean): JsonSchema {
   const { field } = shown;
   const schema = inputTypeSchema(shown, form);
-  const example = field.example;
   const described = form ? schema : nullable(schema, field.nullable);
-  return example === undefined ? described : { ...described, example };
+  return { ...described, ...declaredExample(resourceKey, shown.name, field.example) };
 }
 
 type WritableShown = Extract<ShownField, { kind: 'column' }>;
@@ -183,7 +183,7 @@ export function inputSchema(serializer: Serializer, { partial, form }: { partial
   const required = partial ? [] : writable.filter((shown) => shown.writable?.required).map((shown) => shown.name);
   return {
     type: 'object',
-    properties: Object.fromEntries(writable.map((shown) => [shown.name, inputFieldSchema(shown, form)])),
+    properties: Object.fromEntries(writable.map((shown) => [shown.name, inputFieldSchema(serializer.resource.key, shown, form)])),
     ...(required.length > 0 ? { required } : {}),
   };
 }

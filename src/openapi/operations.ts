@@ -2,7 +2,7 @@ import { ApiError, resourceLabel, ValidationError, type ErrorCode } from '../err
 import type { Translate } from '../i18n.js';
 import { PARSED_MEDIA_TYPES } from '../parsers.js';
 import type { PermissionAction } from '../permissions.js';
-import { requiredAbility, type AnyMethod, type Endpoint } from '../views.js';
+import { requiredAbility, type AnyMethod, type Endpoint, type Method } from '../views.js';
 import type { Site } from '../contracts.js';
 import type { ModelViewSet } from '../viewsets.js';
 import type { Serializer } from '../serializers.js';
@@ -31,7 +31,8 @@ const BODY: readonly ErrorCode[] = ['parse_error_json', 'parse_error_form', 'pay
 const CHANGE_ONE: readonly ErrorCode[] = [...AUTHENTICATED, 'csrf_failed', 'permission_denied', 'record_not_found'];
 const PK_LIMIT = 2_147_483_647;
 
-const METADATA: JsonSchema = {
+/** What OPTIONS answers on every path of a site (Django REST Framework's SimpleMetadata). */
+export const METADATA: JsonSchema = {
   type: 'object',
   properties: {
     name: { type: 'string' },
@@ -123,11 +124,18 @@ function listDocs(viewset: ModelViewSet, t: Translate): Described {
   return { summary: 'operations.list', success: { status: 200, schema: bodies.length === 1 ? (bodies[0] as JsonSchema) : { anyOf: bodies } }, parameters, errors };
 }
 
-/** Values for the slots of an error message (no text of its own: the catalogue's words stay alone). */
-function sampleParams(viewset: ModelViewSet | undefined, t: Translate): Record<string, string | number> {
-  const name = viewset ? resourceLabel(t, viewset.resource) : '';
+/** Values for the slots of an error message (no text of its own: the catalogue's words stay alone); `subject` names what a path without viewset is of. */
+function sampleParams(viewset: ModelViewSet | undefined, t: Translate, subject = ''): Record<string, string | number> {
+  const name = viewset ? resourceLabel(t, viewset.resource) : subject;
   const model = viewset?.resource.declaration.name ?? '';
   return { model, name, id: '1', method: 'PUT', allowed: 'GET', detail: '…', media_type: 'text/plain', unknown: 'x', max: 100, operators: '>=, <=' };
+}
+
+/** An action's own sample of an error, its slots filled in the example's language, or one as the site raises it. */
+function exampleError(sample: ApiError | undefined, code: ErrorCode, viewset: ModelViewSet | undefined, t: Translate, subject: string): ApiError {
+  if (!sample) return sampleError(code, viewset, t);
+  if (sample instanceof ValidationError) return sample;
+  return new ApiError(sample.code, { ...sampleParams(viewset, t, subject), ...sample.params }, sample.headers);
 }
 
 /** An error as the site raises it. */
@@ -137,21 +145,22 @@ function sampleError(code: ErrorCode, viewset: ModelViewSet | undefined, t: Tran
   return new ValidationError({ [field]: [{ code: 'required', params: {} }] }, viewset?.resource.key);
 }
 
-/** The body of one status: JSON with its schema and examples, the other media types as the page they are. */
+/**
+ * The body of one status, in JSON only: a generated client then types the
+ * answer as the JSON it parses. The other media types an operation answers
+ * (the browsable page, error pages) are named once, in `x-also-renders`.
+ */
 function content(
   mediaTypes: ReadonlySet<string>,
   schema: JsonSchema | undefined,
   examples: Record<string, unknown> = {},
 ): Record<string, MediaType> | undefined {
-  if (!schema) return undefined;
-  const types: Record<string, MediaType> = {};
-  for (const type of mediaTypes) types[type] = { schema: { type: 'string' } };
-  if (!mediaTypes.has(JSON_TYPE)) return types;
+  if (!schema || !mediaTypes.has(JSON_TYPE)) return undefined;
   const json: MediaType = { schema };
   const values = Object.entries(examples);
   if (values.length === 1) json.example = values[0]?.[1];
   else if (values.length > 1) json.examples = Object.fromEntries(values.map(([code, value]) => [code, { value }]));
-  return { ...types, [JSON_TYPE]: json };
+  return { [JSON_TYPE]: json };
 }
 
 interface StatusGroup {
@@ -161,12 +170,14 @@ interface StatusGroup {
   mediaTypes: Set<string>;
 }
 
-/** The error responses of an operation: the codes grouped by the status the site answers them with. */
+/** The error responses of an operation: the codes grouped by the status the site answers them with; `rendered` gains their media types. */
 function errorResponses(
   site: Site,
   errors: readonly ErrorEntry[],
   viewset: ModelViewSet | undefined,
   texts: SiteTexts,
+  rendered: Set<string>,
+  subject: string,
 ): Record<string, ResponseObject> {
   const groups = new Map<number, StatusGroup>();
   const group = (status: number): StatusGroup => {
@@ -177,8 +188,8 @@ function errorResponses(
   const renders = site.renderers.map((renderer) => renderer.mediaType);
   for (const entry of errors) {
     const code = typeof entry === 'string' ? entry : entry.code;
-    const error = (typeof entry === 'string' ? undefined : entry.sample) ?? sampleError(code, viewset, texts.example);
-    const description = texts.t(error.messageKey, sampleParams(viewset, texts.t));
+    const error = exampleError(typeof entry === 'string' ? undefined : entry.sample, code, viewset, texts.example, subject);
+    const description = texts.t(error.messageKey, sampleParams(viewset, texts.t, subject));
     const answered = group(site.errorStatus(error));
     answered.descriptions.add(description);
     const schema = typeof entry === 'string' ? site.docs.error : entry.schema;
@@ -194,6 +205,7 @@ function errorResponses(
   }
   const responses: Record<string, ResponseObject> = {};
   for (const [status, { descriptions, schemas, examples, mediaTypes }] of [...groups].sort(([a], [b]) => a - b)) {
+    for (const type of mediaTypes) rendered.add(type);
     const schema = schemas.length === 0 ? { type: 'string' } : schemas.length === 1 ? schemas[0] : { anyOf: schemas };
     const response: ResponseObject = { description: [...descriptions].join(' '), content: content(mediaTypes, schema, examples) };
     if (status === 401) response.headers = { 'WWW-Authenticate': { description: texts.t('headers.www_authenticate'), required: true, schema: { type: 'string' } } };
@@ -228,17 +240,20 @@ function parameters(place: OperationPlace, described: Described, name: string, t
   return [...inPath, ...(described.parameters ?? []), format];
 }
 
-/** What an endpoint's method does, from its own docs, its viewset, or (OPTIONS without either) the metadata. */
-function describedAction(endpoint: Endpoint, method: AnyMethod, t: Translate): Described {
-  const action = endpoint.methods[method === 'HEAD' ? 'GET' : method];
+/** What an endpoint's method does, from its own docs, its viewset, or else (an OPTIONS of its own) the metadata. */
+function describedAction(endpoint: Endpoint, method: Method, t: Translate): Described {
+  const action = endpoint.methods[method];
   if (action?.docs) return action.docs;
   if (endpoint.viewset) return viewsetActionDocs(endpoint.viewset, action?.action ?? 'metadata', t);
   const errors = endpoint.permissions.length > 0 ? AUTHENTICATED : ['throttled' as const];
   return { summary: 'operations.metadata', success: { status: 200, schema: METADATA }, errors };
 }
 
-/** The operation of one method of an endpoint (HEAD: its GET without bodies). */
-export function describeOperation(place: OperationPlace, endpoint: Endpoint, method: AnyMethod, texts: SiteTexts): Operation {
+/**
+ * The operation of one method of an endpoint. HEAD and OPTIONS have none of
+ * their own: the description says once how every path answers them.
+ */
+export function describeOperation(place: OperationPlace, endpoint: Endpoint, method: Method, texts: SiteTexts): Operation {
   const { site } = place;
   const { t } = texts;
   const { viewset } = endpoint;
@@ -254,10 +269,8 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
     parameters: parameters(place, described, name, t),
     responses: {},
   };
-  const head = method === 'HEAD';
-  const notes = [...(head ? [t('operations.head')] : []), ...(ability === null ? [] : [t('operations.ability', { ability })])];
-  if (notes.length > 0) operation.description = notes.join(' ');
-  if (described.requestBody && !head) {
+  if (ability !== null) operation.description = t('operations.ability', { ability });
+  if (described.requestBody) {
     const partial = method === 'PATCH';
     const form = described.formBody ?? (viewset ? inputSchema(viewset.serializer, { partial, form: true }) : described.requestBody);
     // An empty PATCH changes nothing but the update time, and is valid.
@@ -265,17 +278,15 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
   }
   const { success } = described;
   const renders = new Set(site.renderers.map((renderer) => renderer.mediaType));
-  operation.responses[String(success.status)] = {
-    description: t(`status.${success.status}`),
-    content: head ? undefined : content(renders, success.schema),
-  };
-  for (const [status, response] of Object.entries(errorResponses(site, errors, viewset, texts))) {
-    operation.responses[status] = head ? { ...response, content: undefined } : response;
-  }
-  const action = viewset ? endpoint.methods[method === 'HEAD' ? 'GET' : method]?.action : undefined;
+  operation.responses[String(success.status)] = { description: t(`status.${success.status}`), content: content(renders, success.schema) };
+  const rendered = success.schema ? new Set(renders) : new Set<string>();
+  Object.assign(operation.responses, errorResponses(site, errors, viewset, texts, rendered, name));
+  const action = viewset ? endpoint.methods[method]?.action : undefined;
   describeConditions(operation, method, success.status, action, described.checksIfMatch === true, t);
   if (endpoint.permissions.length > 0) operation.security = site.authenticators.map(({ described: scheme }) => ({ [scheme.name]: [] }));
   if (ability !== null) operation['x-token-ability'] = ability;
+  const others = [...rendered].filter((type) => type !== JSON_TYPE).sort();
+  if (others.length > 0) operation['x-also-renders'] = others;
   return operation;
 }
 
@@ -294,7 +305,7 @@ function describeConditions(operation: Operation, method: AnyMethod, status: num
   const success = operation.responses[String(status)];
   const header = (name: string, key: string): Parameter => ({ name, in: 'header', required: false, description: t(key), schema: { type: 'string' } });
   const parameters = (operation.parameters ??= []);
-  if ((method === 'GET' || method === 'HEAD') && status === 200) {
+  if (method === 'GET' && status === 200) {
     if (success) success.headers = { ...success.headers, ...etag };
     parameters.push(header('If-None-Match', 'parameters.if_none_match'));
     operation.responses['304'] = { description: t('status.304'), headers: etag };

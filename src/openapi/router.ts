@@ -9,7 +9,16 @@ export const OPENAPI_PATH = '/openapi.json';
 export const OPENAPI_DOCS: PlainRouteDocs = {
   path: OPENAPI_PATH,
   summary: 'operations.openapi',
-  responses: [{ status: 200, schema: { type: 'object', required: ['openapi', 'info', 'paths'] } }],
+  responses: [
+    {
+      status: 200,
+      schema: {
+        type: 'object',
+        properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+        required: ['openapi', 'info', 'paths'],
+      },
+    },
+  ],
 };
 
 /**

@@ -68,10 +68,15 @@ export interface Operation {
   security?: Record<string, string[]>[];
   /** The ability a bearer token needs for it (Sanctum's; `*` holds all). */
   'x-token-ability'?: string;
+  /** The media types it may answer besides JSON (pages for people), whose bodies the responses do not describe. */
+  'x-also-renders'?: string[];
 }
 
 export type PathItem = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch', Operation>> & {
   parameters?: Parameter[];
+  /** Another path's item, for a path that answers as that one does (its other spelling). */
+  $ref?: string;
+  description?: string;
 };
 
 export interface OpenApiDocument {
@@ -80,7 +85,7 @@ export interface OpenApiDocument {
   servers?: { url: string; description?: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, PathItem>;
-  components: { securitySchemes: Record<string, SecurityScheme> };
+  components: { securitySchemes: Record<string, SecurityScheme>; schemas?: Record<string, JsonSchema> };
 }
 
 /** A response an action documents by itself: its status, and the schema of its body (none: no body). */
@@ -118,4 +123,6 @@ export interface PlainRouteDocs {
   path: string;
   summary: string;
   responses: readonly DocumentedResponse[];
+  /** It answers with a trailing slash too (a router that is not strict): the description lists that spelling. */
+  slashOptional?: boolean;
 }

@@ -46,13 +46,26 @@ export function recordingHandler(app: Handler, log: RecordedResponse[]): Handler
 
 /** The parts of an OpenAPI description the contract check reads. */
 interface Description {
-  paths: Record<string, Record<string, { responses: Record<string, DescribedResponse> }>>;
+  paths: Record<string, PathItem>;
+  components?: { schemas?: Record<string, object>; [other: string]: unknown };
+}
+
+/** A path's operations by method, or (a path's other spelling) a `$ref` to another path's. */
+type PathItem = { $ref?: string } & Record<string, DescribedOperation | string | undefined>;
+
+interface DescribedOperation {
+  responses: Record<string, DescribedResponse>;
+  /** Media types besides JSON it answers, bodies undescribed (pages for people). */
+  'x-also-renders'?: string[];
 }
 
 interface DescribedResponse {
   headers?: Record<string, unknown>;
   content?: Record<string, { schema: object }>;
 }
+
+/** The schema every OPTIONS answer's body has (see src/openapi/document.ts). */
+const METADATA_SCHEMA = 'Metadata';
 
 /** A JSON Schema 2020-12 validator with the formats the description uses. */
 export function schemaValidator(): Ajv2020 {
@@ -78,10 +91,24 @@ function compiled(schema: object): ValidateFunction {
   return validate;
 }
 
-/** A documented path as a pattern: `{pk}` any segment, the trailing slash optional (the router answers both). */
+/** A documented path as a pattern: `{pk}` any segment; the trailing slash as written (its other spelling is a path of its own). */
 function pathPattern(documented: string): RegExp {
-  const body = documented.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+');
-  return new RegExp(`^${body}/?$`);
+  const body = documented.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+');
+  return new RegExp(`^${body}$`);
+}
+
+/** The item a path's `$ref` (`#/paths/<pointer>`) names, or the path's own. */
+function resolvedItem(description: Description, item: PathItem | undefined): PathItem | undefined {
+  const ref = item?.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith('#/paths/')) return item;
+  const documented = decodeURIComponent(ref.slice('#/paths/'.length)).replace(/~1/g, '/').replace(/~0/g, '~');
+  return description.paths[documented];
+}
+
+/** An operation of a path item: HEAD is described by its GET (the same answer without a body). */
+function operationOf(item: PathItem | undefined, method: string): DescribedOperation | undefined {
+  const operation = item?.[method === 'HEAD' ? 'get' : method.toLowerCase()];
+  return typeof operation === 'object' ? operation : undefined;
 }
 
 /** Pages for people, not API routes: the admin, the browser login, the docs page and the pages' files. */
@@ -119,9 +146,10 @@ export function contractProblems(description: Description, responses: readonly R
       if (answer.status !== 404) problems.add(`${where}: path not described`);
       continue;
     }
-    const operation = description.paths[template.documented]?.[answer.method.toLowerCase()];
+    const operation = operationOf(resolvedItem(description, description.paths[template.documented]), answer.method);
     if (!operation) {
-      if (!undescribedMethodAnswer(answer)) problems.add(`${where}: method not described for ${template.documented}`);
+      if (answer.method === 'OPTIONS') optionsProblem(description, answer, where, problems);
+      else if (!undescribedMethodAnswer(answer)) problems.add(`${where}: method not described for ${template.documented}`);
       continue;
     }
     const documented = operation.responses[String(answer.status)] ?? operation.responses.default;
@@ -139,20 +167,41 @@ export function contractProblems(description: Description, responses: readonly R
     const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
     const content = documented.content?.[mediaType];
     if (!content) {
-      problems.add(`${where}: ${mediaType || 'a body'} not described`);
+      if (!operation['x-also-renders']?.includes(mediaType)) problems.add(`${where}: ${mediaType || 'a body'} not described`);
       continue;
     }
     if (mediaType !== 'application/json') continue;
-    const text = answer.body.toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      problems.add(`${where}: not JSON: ${text.slice(0, 200)}`);
-      continue;
-    }
-    const validate = compiled(content.schema);
-    if (!validate(parsed)) problems.add(`${where}: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
+    const problem = jsonProblem(answer, content.schema);
+    if (problem) problems.add(`${where}: ${problem}`);
   }
   return [...problems];
+}
+
+/** What is wrong with a JSON answer's body for `schema`, if anything. */
+function jsonProblem(answer: RecordedResponse, schema: object): string | undefined {
+  const text = answer.body.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return `not JSON: ${text.slice(0, 200)}`;
+  }
+  const validate = compiled(schema);
+  return validate(parsed) ? undefined : `${ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`;
+}
+
+/**
+ * OPTIONS has no operation of its own: a site's path answers it with its
+ * metadata (the description's Metadata schema), a route beside the sites as
+ * Express does (a plain list of methods); both may be refused as any request.
+ */
+function optionsProblem(description: Description, answer: RecordedResponse, where: string, problems: Set<string>): void {
+  if (undescribedMethodAnswer({ ...answer, method: 'GET' })) return;
+  const metadata = description.components?.schemas?.[METADATA_SCHEMA];
+  const json = answer.contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+  if (answer.status !== 200) problems.add(`${where}: status not described for OPTIONS`);
+  else if (json && metadata && answer.body.length > 0) {
+    const problem = jsonProblem(answer, metadata);
+    if (problem) problems.add(`${where}: ${problem}`);
+  }
 }

@@ -133,6 +133,43 @@ describe('the API documentation in a browser', () => {
     await shot(page, 'docs-01-operations');
   });
 
+  test("lists the root API's operations first, each once: no HEAD, no OPTIONS, no twin without the trailing slash", async () => {
+    const { page } = visit;
+    await openDocs(page);
+    const sections = await page.locator('.swagger-ui .opblock-tag-section h3 .nostyle span').allInnerTexts();
+    expect(sections.slice(0, 2)).toEqual(['Paginated API', 'Token API']);
+    const operations = Object.values(description.paths).flatMap((item) => Object.keys(item).filter((key) => METHODS.has(key)));
+    expect(await page.locator('.swagger-ui .opblock').count()).toBe(operations.length);
+    expect(await page.locator('.swagger-ui .opblock-head, .swagger-ui .opblock-options').count()).toBe(0);
+    expect(await page.locator('.swagger-ui .opblock-summary-path[data-path="/comments"]').count()).toBe(0);
+    expect(await page.locator('.swagger-ui .opblock-summary-path').first().getAttribute('data-path')).toBe('/');
+  });
+
+  /** The example Swagger UI shows of an operation's 200 answer. */
+  async function successExample(page: Page, method: string, pathname: string): Promise<string> {
+    const block = operation(page, method, pathname);
+    if (!/\bis-open\b/.test((await block.getAttribute('class')) ?? '')) await block.locator('.opblock-summary').first().click();
+    return block.locator('.responses-table tr.response[data-code="200"] .highlight-code').first().innerText();
+  }
+
+  test("shows examples in the page's language, and a list's example as one page of one row", async () => {
+    const { page } = visit;
+    await openDocs(page);
+    const english = JSON.parse(await successExample(page, 'get', '/comments/')) as { count: number; next: unknown; results: { title: string }[] };
+    expect(english).toMatchObject({ count: 1, next: null, previous: null, results: [expect.objectContaining({ title: 'Hello' })] });
+    expect(english.results).toHaveLength(english.count);
+    const japanese = await browser.newContext({ locale: 'ja-JP' });
+    try {
+      const japanesePage = await japanese.newPage();
+      await openDocs(japanesePage);
+      const shown = JSON.parse(await successExample(japanesePage, 'get', '/comments/')) as { count: number; results: { title: string }[] };
+      expect(shown).toMatchObject({ count: 1, results: [expect.objectContaining({ title: 'はじめまして' })] });
+      await shot(japanesePage, 'docs-00-japanese-examples');
+    } finally {
+      await japanese.close();
+    }
+  });
+
   test('tries GET /comments/ with HTTP Basic typed into the Authorize dialog, and sees the 200 answer', async () => {
     const { page } = visit;
     await openDocs(page);

@@ -27,14 +27,18 @@ interface SwaggerUiOptions {
   validatorUrl: unknown;
   deepLinking: boolean;
   requestInterceptor(request: { headers?: Record<string, string>; credentials?: string }): { credentials?: string };
+  responseInterceptor(response: { url: string; text?: string; body?: unknown }): { url: string; text?: string; body?: unknown };
 }
+
+const PAGE_URL = 'http://docs.test/docs';
 
 /** Runs the page's script as the browser does, with a Swagger UI that only keeps what it is given. */
 function runInitializer(code: string, dataUrl: string): SwaggerUiOptions {
   const given: SwaggerUiOptions[] = [];
   const SwaggerUIBundle = Object.assign((options: SwaggerUiOptions) => given.push(options), { presets: { apis: {} } });
   const root = { getAttribute: (name: string) => (name === 'data-url' ? dataUrl : null) };
-  vm.runInNewContext(code, { SwaggerUIBundle, document: { getElementById: (id: string) => (id === 'swagger-ui' ? root : null) } });
+  const document = { baseURI: PAGE_URL, getElementById: (id: string) => (id === 'swagger-ui' ? root : null) };
+  vm.runInNewContext(code, { SwaggerUIBundle, URL, document });
   const [options] = given;
   if (!options || given.length !== 1) throw new Error(`Swagger UI was started ${given.length} times`);
   return options;
@@ -146,5 +150,21 @@ describe('the documentation page', () => {
     // Without credentials of its own, a request may still use the browser's session.
     expect(options.requestInterceptor({ headers: { Accept: 'application/json' }, credentials: 'same-origin' }).credentials).toBe('same-origin');
     expect(options.requestInterceptor({ headers: { Authorization: '' }, credentials: 'same-origin' }).credentials).toBe('same-origin');
+  });
+
+  test("the page's script shows each operation once: the paths' other spellings, there for validators, are left out", async () => {
+    const script = await t.http.get('/docs/assets/swagger-initializer.js');
+    const options = runInitializer(script.text, '/openapi.json');
+    const served = await t.http.get('/openapi.json').set('Accept-Language', 'en');
+    const paths = served.body.paths as Record<string, { $ref?: string }>;
+    expect(paths['/comments']?.$ref).toBe('#/paths/~1comments~1');
+    const shown = options.responseInterceptor({ url: new URL('/openapi.json', PAGE_URL).href, text: served.text });
+    const shownPaths = Object.keys(JSON.parse(shown.text ?? '{}').paths);
+    expect(shownPaths).toEqual(Object.keys(paths).filter((path) => !paths[path]?.$ref));
+    expect(shownPaths).toEqual(expect.arrayContaining(['/comments/', '/comments/{pk}/', '/api/comments', '/api/comments/{pk}']));
+    expect(shownPaths).not.toContain('/comments');
+    // Any other answer (an API call made from the page) is left as it came.
+    const answer = { url: new URL('/comments/', PAGE_URL).href, text: '{"paths": {"/x": {"$ref": "#/paths/~1y"}}}' };
+    expect(options.responseInterceptor({ ...answer })).toEqual(answer);
   });
 });

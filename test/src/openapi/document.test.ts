@@ -32,11 +32,39 @@ function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; meth
   return routes;
 }
 
-type Description = {
-  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object & { anyOf?: object[] }; example?: unknown; examples?: Record<string, { value: unknown }> }> }> }>>;
-  components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
-  info: { title: string };
+type Operation = {
+  security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: object & { anyOf?: object[] }; example?: unknown; examples?: Record<string, { value: unknown }> }> }>;
+  'x-also-renders'?: string[];
 };
+type Description = {
+  paths: Record<string, Record<string, Operation> & { $ref?: string; description?: string }>;
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }>; schemas?: Record<string, { required?: string[] }> };
+  info: { title: string; description: string };
+  tags: { name: string }[];
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+/** A path item's operations by method (not its `$ref` or `description`). */
+const operationsOf = (item: Description['paths'][string]): [string, Operation][] =>
+  Object.entries(item).flatMap(([method, operation]) => (METHODS.includes(method) && typeof operation === 'object' ? [[method, operation]] : []));
+
+/** Every example in `document`: of parameters, request bodies and answers, and in schemas. */
+function examples(document: Description): unknown[] {
+  const found: unknown[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, entry] of Object.entries(value)) {
+        if (key === 'example') found.push(entry);
+        else if (key === 'examples') found.push(...Object.values(entry as Record<string, { value: unknown }>).map((named) => named.value));
+        else visit(entry);
+      }
+    }
+  };
+  visit(document.paths);
+  return found;
+}
 type Schema = { properties: Record<string, { maxLength?: number }>; required?: string[] };
 
 const bare = (path: string): string => path.replace(/\/$/, '') || '/';
@@ -62,19 +90,53 @@ describe('the OpenAPI description', () => {
 
   test('documents every route the routers serve, and every documented path is served', async () => {
     const served = servedRoutes(t.app as unknown as { router: { stack: Layer[] } });
-    const documented = Object.keys((await description()).paths).map(bare);
+    const documented = Object.entries((await description()).paths).filter(([, item]) => !item.$ref).map(([path]) => bare(path));
     expect(served.map((route) => route.path)).toEqual(expect.arrayContaining(['/api/login', '/sanctum/csrf-cookie', '/comments/{pk}', '/', '/healthz']));
     expect([...new Set(served.map((route) => route.path))].sort()).toEqual([...documented].sort());
+  });
+
+  test('lists the root API first, then the token API', async () => {
+    const { tags, paths } = await description();
+    expect(tags.map((tag) => tag.name)).toEqual(['Paginated API', 'Token API', 'Service']);
+    expect(Object.keys(paths).slice(0, 3)).toEqual(['/', '/comments/', '/comments/{pk}/']);
+    expect((await description('ja')).tags[0]?.name).toBe('ページ分割 API');
+  });
+
+  test('lists each operation once: HEAD and OPTIONS are said once for every path, not as operations', async () => {
+    const document = await description();
+    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)));
+    expect(operations).not.toContain('head');
+    expect(operations).not.toContain('options');
+    expect(document.info.description).toMatch(/HEAD answers every path that answers GET/);
+    expect(document.components.schemas?.Metadata?.required).toEqual(['name', 'description', 'renders', 'parses']);
+  });
+
+  test('describes each path in its other spelling too, as a reference to the first, which answers alike', async () => {
+    const { paths } = await description();
+    expect(paths['/comments']).toEqual({ $ref: '#/paths/~1comments~1', description: 'The same as /comments/, in the other spelling.' });
+    expect(paths['/comments/{pk}']?.$ref).toBe('#/paths/~1comments~1%7Bpk%7D~1');
+    expect(paths['/api/comments/']?.$ref).toBe('#/paths/~1api~1comments');
+    expect(paths['/healthz/']?.$ref).toBe('#/paths/~1healthz');
+    expect(paths['/openapi.json/']).toBeUndefined();
+    const alice = credentials('alice');
+    await t.http.post('/comments').auth(...alice).send({ title: 'slashless', body: 'no slash' }).expect(201);
+    await t.http.get('/comments').auth(...alice).expect(200);
+    await t.http.head('/comments').auth(...alice).expect(200);
+    await t.http.options('/comments').auth(...alice).expect(200);
+    await t.http.get('/api/comments/').set('Accept', 'application/json').auth(await apiToken(t, 'alice'), { type: 'bearer' }).expect(200);
+    const answered = t.responses.filter((answer) => ['/comments', '/api/comments/'].includes(answer.path));
+    expect(answered.map((answer) => answer.method)).toEqual(['POST', 'GET', 'HEAD', 'OPTIONS', 'GET']);
+    expect(contractProblems(await description(), answered)).toEqual([]);
   });
 
   test('lists for each path exactly the methods it answers: any other method is refused', async () => {
     const { paths } = await description();
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-    for (const [path, item] of Object.entries(paths)) {
+    for (const [path, item] of Object.entries(paths).filter(([, item]) => !item.$ref)) {
       const concrete = path.replace('{pk}', '1');
       // Routes beside the sites are plain Express routes: another method falls through to the root site's 404,
-      // and Express answers their OPTIONS itself (undocumented).
-      const plain = !item.options;
+      // and Express answers their OPTIONS itself. A site's path answers HEAD as its GET, and OPTIONS always.
+      const plain = ['/healthz', '/readyz', '/openapi.json'].includes(path);
       for (const method of methods.filter((method) => !(plain && method === 'OPTIONS'))) {
         const req = t.http[method === 'DELETE' ? 'delete' : (method.toLowerCase() as 'get')](concrete).set('Accept', 'application/json');
         // Signed in, so that the method is what decides (a token site's request needs a fresh token: logout revokes it).
@@ -82,7 +144,8 @@ describe('the OpenAPI description', () => {
         else req.auth(...credentials('alice'));
         const res = await req;
         const refused = res.status === 405 || (plain && res.status === 404);
-        expect({ path, method, described: Boolean(item[method.toLowerCase()]) }).toEqual({ path, method, described: !refused });
+        const described = method === 'OPTIONS' || Boolean(item[method === 'HEAD' ? 'get' : method.toLowerCase()]);
+        expect({ path, method, described }).toEqual({ path, method, described: !refused });
       }
     }
   });
@@ -91,7 +154,7 @@ describe('the OpenAPI description', () => {
     const ajv = schemaValidator();
     let checked = 0;
     for (const item of Object.values((await description()).paths)) {
-      for (const operation of Object.values(item)) {
+      for (const [, operation] of operationsOf(item)) {
         for (const response of Object.values(operation.responses)) {
           const json = response.content?.['application/json'];
           if (!json) continue;
@@ -108,6 +171,39 @@ describe('the OpenAPI description', () => {
 
   test('fills every slot of the messages it quotes, in both languages', async () => {
     for (const language of ['en', 'ja']) expect(JSON.stringify(await description(language))).not.toMatch(/\{\{\w+\}\}/);
+  });
+
+  test("gives its examples in the reader's language: none Japanese on the English page, the declared ones on the Japanese page", async () => {
+    const examplesOf = (document: Description): string => JSON.stringify(examples(document));
+    expect(examplesOf(await description('en'))).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    const japanese = await description('ja');
+    expect(examplesOf(japanese)).toContain('はじめまして');
+    expect(examplesOf(japanese)).toContain('認証情報が含まれていません。');
+    const english = await description('en');
+    expect(english.paths['/comments/']?.post?.requestBody?.content['application/json']?.schema.properties.title).toMatchObject({ example: 'Hello' });
+    expect(english.paths['/api/comments']?.get?.responses['401']?.content?.['application/json']?.example).toEqual({ message: 'Unauthenticated.' });
+  });
+
+  test('shows a list as one page of one row: the count is the number of results, with no neighbouring page', async () => {
+    for (const language of ['en', 'ja']) {
+      const { paths } = await description(language);
+      const page = paths['/comments/']?.get?.responses['200']?.content?.['application/json']?.example as { count: number; next: unknown; previous: unknown; results: unknown[] };
+      expect(page).toMatchObject({ count: 1, next: null, previous: null });
+      expect(page.results).toHaveLength(page.count);
+      expect(paths['/api/comments']?.get?.responses['200']?.content?.['application/json']?.example).toEqual({
+        comments: [expect.objectContaining({ id: 1, title: language === 'en' ? 'Hello' : 'はじめまして' })],
+      });
+    }
+  });
+
+  test('describes answers in JSON only, so that a generated client types them as JSON; other pages are named apart', async () => {
+    const { paths } = await description();
+    const types = Object.values(paths).flatMap((item) =>
+      operationsOf(item).flatMap(([, operation]) => Object.values(operation.responses).flatMap((response) => Object.keys(response.content ?? {}))),
+    );
+    expect(new Set(types)).toEqual(new Set(['application/json']));
+    expect(paths['/comments/']?.get?.['x-also-renders']).toEqual(['text/html']);
+    expect(paths['/healthz']?.get?.['x-also-renders']).toBeUndefined();
   });
 
   test('asks each site for its own schemes, and nothing of the login', async () => {
