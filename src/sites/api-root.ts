@@ -26,7 +26,11 @@ export function listLinks(registry: ResourceRegistry, siteName: string, mountPat
     .map(({ exposure }) => ({ name: `${prefix}${exposure.path}`, path: `${base}/${exposure.path}${trailingSlash ? '/' : ''}` }));
 }
 
+/** Where the description's examples are served from. */
+const EXAMPLE_ORIGIN = 'https://example.com';
+
 export function apiRootEndpoint(links: readonly RootLink[]): Endpoint {
+  const absolute = (origin: string): Record<string, string> => Object.fromEntries(links.map(({ name, path }) => [name, new URL(path, origin).toString()]));
   return {
     name: (ctx) => ctx.t('views.root'),
     permissions: [],
@@ -36,13 +40,10 @@ export function apiRootEndpoint(links: readonly RootLink[]): Endpoint {
         ability: null,
         docs: {
           summary: 'operations.root',
-          success: { status: 200, schema: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } } },
+          success: { status: 200, schema: { type: 'object', additionalProperties: { type: 'string', format: 'uri' }, example: absolute(EXAMPLE_ORIGIN) } },
           errors: ['throttled', 'invalid_host'],
         },
-        run: async (ctx) => {
-          const { origin } = requestUrl(ctx.req);
-          return { status: 200, data: Object.fromEntries(links.map(({ name, path }) => [name, new URL(path, origin).toString()])) };
-        },
+        run: async (ctx) => ({ status: 200, data: absolute(requestUrl(ctx.req).origin) }),
       },
     },
   };
