@@ -109,3 +109,20 @@ export class AuditLog implements AuditTrail {
     });
   }
 }
+
+const isEditChange = (change: AuditChange): change is { old: unknown; new: unknown } =>
+  typeof change === 'object' && change !== null && 'old' in change && 'new' in change;
+
+/** An entry's changes as people read them, a line a field: `title: "Hello" → "Hi"` for an edit, `title: "Hello"` otherwise. */
+export function readableChanges(action: string, stored: string): string {
+  let changes: Record<string, AuditChange>;
+  try {
+    changes = JSON.parse(stored) as Record<string, AuditChange>;
+  } catch {
+    return stored;
+  }
+  const text = (value: unknown): string => (value === SECRET_CHANGED || value === SECRET_MASK ? String(value) : JSON.stringify(value));
+  return Object.entries(changes)
+    .map(([name, change]) => (action === 'edit' && isEditChange(change) ? `${name}: ${text(change.old)} → ${text(change.new)}` : `${name}: ${text(change)}`))
+    .join('\n');
+}

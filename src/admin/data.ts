@@ -6,11 +6,11 @@
  */
 import './env.js';
 import { Resource as SequelizeResource } from '@adminjs/sequelize';
-import type { ActionContext, LocaleTranslations, ResourceOptions, ResourceWithOptions } from 'adminjs';
+import type { ActionContext, ActionResponse, LocaleTranslations, ResourceOptions, ResourceWithOptions } from 'adminjs';
 import { translator, type Language } from '../i18n.js';
 import type { ResourceRegistry } from '../registry.js';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
-import { AuditLog, auditModel, type AuditAction } from './audit.js';
+import { AuditLog, auditModel, readableChanges, type AuditAction } from './audit.js';
 import { EXPORT_COMPONENT } from './components.js';
 import { EXPORT_ACTION } from './export.js';
 import type { localeOption } from './locale.js';
@@ -55,6 +55,14 @@ export function auditResource(registry: ResourceRegistry): { trail: AuditLog; re
       edit: refused,
       delete: refused,
       bulkDelete: refused,
+      // The show page reads the changes a line a field; the list's data and the export keep the stored JSON.
+      show: {
+        after: async (response: ActionResponse) => {
+          const params = (response as { record?: { params?: Record<string, unknown> } }).record?.params;
+          if (params && typeof params.changes === 'string') params.changes = readableChanges(String(params.action), params.changes);
+          return response;
+        },
+      },
       [EXPORT_ACTION]: exportAction(true),
     },
   };

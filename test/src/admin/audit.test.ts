@@ -74,6 +74,8 @@ describe('the admin audit log', () => {
     const stored = JSON.stringify(await logged(root));
     expect(stored).not.toContain('typed-in-clear-77');
     expect(stored).not.toContain(hash);
+    const shown = await root.get(`/admin/api/resources/admin_audit_log/records/${entry?.id}/show`).set('Accept-Language', 'en');
+    expect(String(shown.body.record.params.changes).split('\n')).toEqual(expect.arrayContaining(['name: "Alice Liddell" → "Alice Changed"', 'password: changed']));
   });
 
   test('records a delete with the values the row had, and a bulk delete as one entry per row', async () => {
