@@ -3,7 +3,10 @@ import request from 'supertest';
 import { parse } from 'csv-parse/sync';
 import { apiToken, useTestApp } from '../../helpers/app.js';
 import { adminAgent, adminLogin, type Agent } from '../../helpers/admin.js';
-import { WITH_HIDDEN } from '../../../src/registry.js';
+import path from 'node:path';
+import { loadDeclarations, WITH_HIDDEN } from '../../../src/registry.js';
+import { defineResource, field } from '../../../src/resource.js';
+import { migrationsDir, projectRoot } from '../../../src/paths.js';
 
 const LOAD_TIMEOUT = 60_000;
 const REMEMBER_TOKEN = 'remember-me-export-0123456789';
@@ -137,4 +140,38 @@ describe('the CSV export of an admin list', () => {
     expect(page.text).toContain('"export"');
     expect(page.text).toContain('Export CSV');
   });
+});
+
+// A resource whose admin offers no list (test/fixtures/admin-books has its table).
+const Author = defineResource({
+  name: 'Author',
+  table: 'authors',
+  fields: { id: field.id(), name: field.string({ maxLength: 100 }) },
+  displayField: 'name',
+  admin: { actions: ['show'] },
+});
+const projectDeclarations = await loadDeclarations();
+
+describe('the CSV export of a resource the admin does not list', () => {
+  const t = useTestApp(
+    async (app) => {
+      await app.createUser('root', { superuser: true, staff: true });
+      await app.services.registry.get('Author').model.create({ name: 'Ursula' });
+    },
+    {},
+    {
+      declarations: [...projectDeclarations, Author],
+      migrationDirs: [migrationsDir, path.join(projectRoot, 'test', 'fixtures', 'admin-books', 'migrations')],
+    },
+  );
+
+  test('is refused, even to a superuser, and offered nowhere', async () => {
+    await t.app.warm();
+    const root = await adminAgent(t, 'root', 'root-password');
+    const res = await root.get('/admin/export/authors').set('Accept-Language', 'en');
+    expect(res.status).toBe(403);
+    expect(res.text).not.toContain('Ursula');
+    const action = await root.get('/admin/api/resources/authors/actions/export').set('Accept-Language', 'en');
+    expect(action.body.notice).toEqual({ message: 'forbiddenError', type: 'error' });
+  }, LOAD_TIMEOUT);
 });
