@@ -58,11 +58,45 @@ function cell(value: unknown): string | number {
   return String(value);
 }
 
-async function* rows(resource: BaseResource, filter: Filter, sort: ReturnType<typeof listSort>, columns: readonly string[]): AsyncGenerator<(string | number)[]> {
-  for (let offset = 0; ; offset += BATCH) {
-    const records: BaseRecord[] = await resource.find(filter, { limit: BATCH, offset, sort });
+type Sort = ReturnType<typeof listSort>;
+
+/**
+ * The key a declared resource's list can be read by, a batch after the
+ * other (keyset paging): its id, when the list is ordered by it (the
+ * default) and not filtered by it already. Null: read by offset.
+ */
+function keysetKey(resource: BaseResource, filter: Filter, sort: Sort): string | null {
+  if (!(resource instanceof DeclaredResource)) return null;
+  const key = resource.properties().find((property) => property.isId())?.path();
+  return key !== undefined && sort.sortBy === key && !filter.get(key) ? key : null;
+}
+
+/** The filter with the key past `last`, in the list's direction; null when no key can be (ids start at 1). */
+function pastKey(resource: BaseResource, filter: Filter, key: string, last: number, direction: Sort['direction']): Filter | null {
+  const bound = direction === 'desc' ? last - 1 : last + 1;
+  if (bound < 1) return null;
+  const next = new Filter({}, resource);
+  const value = direction === 'desc' ? { from: '', to: String(bound) } : { from: String(bound), to: '' };
+  const property = resource.property(key);
+  if (!property) return null;
+  next.filters = { ...filter.filters, [key]: { path: key, property, value } };
+  return next;
+}
+
+/**
+ * The rows as CSV cells, a batch at a time. Ordered by its key, a declared
+ * resource's list is read after the last key seen: each batch costs the same
+ * and a row written meanwhile is neither missed nor read twice. Otherwise
+ * the batches are read by offset.
+ */
+async function* rows(resource: BaseResource, filter: Filter, sort: Sort, columns: readonly string[]): AsyncGenerator<(string | number)[]> {
+  const key = keysetKey(resource, filter, sort);
+  let page: Filter | null = filter;
+  for (let offset = 0; page; offset += BATCH) {
+    const records: BaseRecord[] = await resource.find(page, { limit: BATCH, offset: key ? 0 : offset, sort });
     for (const record of records) yield columns.map((name) => cell(record.get(name)));
     if (records.length < BATCH) return;
+    if (key) page = pastKey(resource, filter, key, Number(records.at(-1)?.get(key)), sort.direction);
   }
 }
 

@@ -77,6 +77,16 @@ describe('the CSV export of an admin list', () => {
     expect(titles).toEqual(Array.from({ length: 10 }, (_, index) => `bulk 01${index}`));
   });
 
+  test('reads every page of a list sorted by another column than the key, in that order', async () => {
+    const res = await downloaded(root, '/admin/export/comments?filters.body=many&sortBy=title&direction=desc');
+    const titles = rowsOf(res.body as string)
+      .slice(1)
+      .map((row) => row[1]);
+    expect(titles).toHaveLength(MANY);
+    expect(titles).toEqual([...titles].sort().reverse());
+    expect(new Set(titles).size).toBe(MANY);
+  });
+
   test('is UTF-8 with a byte order mark, so that Excel shows Japanese', async () => {
     const res = await downloaded(root, `/admin/export/comments?filters.title=${encodeURIComponent('日本語')}`);
     expect((res.body as string).startsWith(BOM)).toBe(true);
