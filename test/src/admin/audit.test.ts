@@ -118,6 +118,14 @@ describe('the admin audit log', () => {
     expect(byStaffer.map((e) => e.action).sort()).toEqual(['create', 'delete']);
   });
 
+  test('is named in the language of the page, as is the export action', async () => {
+    const ja = await root.get('/admin/resources/admin_audit_log').set('Accept-Language', 'ja');
+    expect(ja.text).toContain('監査ログ');
+    expect(ja.text).toContain('CSV エクスポート');
+    const en = await root.get('/admin/resources/admin_audit_log').set('Accept-Language', 'en');
+    expect(en.text).toContain('Audit log');
+  });
+
   test('entries cannot be created, edited or deleted, and no write changes one', async () => {
     const [entry] = await logged(root);
     const id = entry!.id;
