@@ -9,3 +9,5 @@ export const componentLoader = new ComponentLoader();
 export const DASHBOARD_COMPONENT = componentLoader.add('Dashboard', path.join(projectRoot, 'src', 'admin', 'ui', 'dashboard.jsx'));
 /** AdminJS's edit form, which also warns when its row changed or was deleted after it was opened. */
 componentLoader.override('DefaultEditAction', path.join(projectRoot, 'src', 'admin', 'ui', 'edit.jsx'));
+/** The export action's page: a link that downloads the list as filtered (export.ts). */
+export const EXPORT_COMPONENT = componentLoader.add('ExportAction', path.join(projectRoot, 'src', 'admin', 'ui', 'export.jsx'));

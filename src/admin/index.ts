@@ -14,6 +14,8 @@ import { ADMIN_PATH } from './mount.js';
 import { isAdminFilterable, isAdminWritable } from './records.js';
 import { DeclaredResource, type AdminPolicy } from './resource.js';
 import { staffOf } from './staff.js';
+import { auditResource, exportAction, withDataTexts } from './data.js';
+import { EXPORT_ACTION } from './export.js';
 
 const ALL_ACTIONS: readonly AdminAction[] = ['list', 'show', 'new', 'edit', 'delete'];
 const DEFAULT_LIST_COLUMNS = 6;
@@ -65,6 +67,7 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
       delete: action('delete'),
       // AdminJS asks this once per selected record: one refused row stops the whole bulk delete.
       bulkDelete: action('delete'),
+      [EXPORT_ACTION]: exportAction(accessible('list', allowed, policy)),
       search: {
         isAccessible: allowed.includes('list'),
         handler: async (request: ActionRequest, _response: unknown, context: ActionContext) => {
@@ -80,11 +83,13 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
 /** The AdminJS instance for every declared resource; the account model brings its password and privileges. */
 export function createAdmin(registry: ResourceRegistry, accounts: Accounts): AdminJS {
   const bound = registry.all();
+  const audit = auditResource(registry);
   const resources: ResourceWithOptions[] = bound.map((resource) => {
     const policy = resource.declaration.userModel ? new AccountPolicy(accounts) : null;
-    const declared = new DeclaredResource(resource, (name) => registry.get(name), policy, (staff) => accounts.findActiveById(Number(staff.id)));
+    const declared = new DeclaredResource(resource, (name) => registry.get(name), policy, (staff) => accounts.findActiveById(Number(staff.id)), audit.trail);
     return { resource: declared, options: resourceOptions(declared, policy) };
   });
+  resources.push(audit.resource);
   return new AdminJS({
     rootPath: ADMIN_PATH,
     loginPath: `${ADMIN_PATH}/login`,
@@ -92,7 +97,7 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
     resources,
     componentLoader,
     dashboard: { component: DASHBOARD_COMPONENT },
-    locale: localeOption(bound),
+    locale: withDataTexts(localeOption(bound)),
     branding: async () => ({
       companyName: translator(currentLanguage(), ['admin'])('brand'),
       withMadeWithLove: false,

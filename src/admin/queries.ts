@@ -30,6 +30,10 @@ function asNumber(value: unknown): number | null {
   return Number.isFinite(number) ? number : null;
 }
 
+function asPk(value: unknown): number | null {
+  return typeof value === 'string' ? parsePk(value.trim()) : null;
+}
+
 function asDay(value: unknown): string | null {
   return typeof value === 'string' ? (DAY.exec(value.trim())?.[1] ?? null) : null;
 }
@@ -67,6 +71,8 @@ function condition(bound: BoundResource, dialect: QueryDialect, name: string, va
       if (value === 'true' || value === 'false') return { [name]: value === 'true' };
       return undefined;
     case 'id':
+      // A range too: the CSV export reads a list ordered by its key a batch after the other (export.ts).
+      return exactOrRange(name, value, asPk);
     case 'reference': {
       if (typeof value !== 'string' || value === '') return undefined;
       const pk = parsePk(value);

@@ -24,6 +24,7 @@ import { staffOf, type StaffMember } from './staff.js';
 import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
 import { listWhere, searchWhere, type QueryDialect } from './queries.js';
 import { formInput } from './forms.js';
+import type { AuditAction, AuditTrail } from './audit.js';
 
 /** What a policy learns about a write: who asks, the row as it is (null on create), in which language. */
 export interface WriteContext {
@@ -84,6 +85,7 @@ export class DeclaredResource extends SequelizeResource {
     private readonly targets: (name: string) => BoundResource,
     private readonly policy: AdminPolicy | null,
     private readonly userOf: (staff: StaffMember) => Promise<AuthUser | null>,
+    private readonly audit: AuditTrail | null = null,
   ) {
     super(bound.model as unknown as ConstructorParameters<typeof SequelizeResource>[0]);
     const entries = Object.entries(bound.declaration.fields).filter(([, field]) => !field.hidden);
@@ -208,7 +210,9 @@ export class DeclaredResource extends SequelizeResource {
     const owner = this.bound.declaration.ownerField;
     if (owner) values[owner] = Number(staff.id);
     const row = await this.write(staff, (user) => this.writer.create(values, { user }));
-    return this.savedParams(row);
+    const saved = await this.savedParams(row);
+    await this.audited('create', staff, null, saved, values);
+    return saved;
   }
 
   override async update(id: string, params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
@@ -218,8 +222,11 @@ export class DeclaredResource extends SequelizeResource {
     await this.refuseSuperusersRow(staff, row);
     await this.refuseStale(staff, row, params[VERSION_PARAM]);
     const values = await this.validated(params, { staff, row });
+    const [before] = await this.paramsOf([row]);
     await this.write(staff, (user) => this.writer.update(row, values, { user }));
-    return this.savedParams(row);
+    const saved = await this.savedParams(row);
+    await this.audited('edit', staff, before ?? null, saved, values);
+    return saved;
   }
 
   override async delete(id: string, context?: ActionContext): Promise<void> {
@@ -229,7 +236,15 @@ export class DeclaredResource extends SequelizeResource {
     const refusal = this.policy?.refuseDelete({ staff, row });
     if (refusal) throw new AdminValidationError({}, { message: t(staff)(`admin:${refusal}`), type: 'forbidden' });
     await this.refuseSuperusersRow(staff, row);
+    const [before] = await this.paramsOf([row]);
     await this.write(staff, (user) => this.writer.destroy(row, { user }));
+    await this.audited('delete', staff, before ?? null, null, {});
+  }
+
+  /** One entry in the audit log, once the write succeeded. */
+  private async audited(action: AuditAction, staff: StaffMember, before: ParamsType | null, after: ParamsType | null, written: Record<string, unknown>): Promise<void> {
+    const record = this.build(after ?? before ?? {});
+    await this.audit?.record({ action, staff, bound: this.bound, id: String(record.id()), title: record.title(), before, after, written });
   }
 
   /**

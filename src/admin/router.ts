@@ -19,6 +19,7 @@ import { BUNDLE_FILE } from './env.js';
 import { assertKnownAction, normalizeForm, type RouteTarget } from './requests.js';
 import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
 import { DeclaredResource, DELETED } from './resource.js';
+import { sendCsv } from './export.js';
 import type { StaffMember } from './staff.js';
 
 /** The admin's own cookie: only ever sent to /admin, and never on a request another site starts. */
@@ -238,6 +239,15 @@ export function adminRouter(options: AdminRouterOptions): Router {
     if (after !== null && after !== before) bindSessionToPassword(req, hashSecret, after);
     return result;
   };
+
+  // The export action's download (export.ts): a plain GET, so the browser streams it to disk.
+  router.get('/export/:resourceId', async (req, res: Response<unknown, StaffLocals>, next) => {
+    try {
+      await sendCsv(admin, String(req.params.resourceId), safeQuery(req.query), res.locals.staff, res, req.log ?? logger);
+    } catch (error) {
+      next(error);
+    }
+  });
 
   for (const route of AdminRoutes.routes) {
     if (route.action === 'bundleComponents') continue;

@@ -6,6 +6,7 @@
  * searched, and a row counter for what is listed with its count.
  */
 import { neededIndexes } from '../db/query-indexes.js';
+import { AUDIT_LOG_TABLE, AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { SESSIONS_TABLE } from '../db/sessions-table.js';
 import { isColumn, type ColumnField, type Lookup, type ResourceDeclaration } from '../resource.js';
 import type { ColumnSchema, IndexSchema, Schema, TableSchema } from './model.js';
@@ -140,9 +141,9 @@ function joinTables(declaration: ResourceDeclaration, declarations: readonly Res
   return joins;
 }
 
-/** Every table the declarations need, and the framework's own (its sessions). */
+/** Every table the declarations need, and the framework's own (its sessions, the admin's audit log). */
 export function declaredSchema(declarations: readonly ResourceDeclaration[]): Schema {
-  const tables: Record<string, TableSchema> = { sessions: SESSIONS_TABLE };
+  const tables: Record<string, TableSchema> = { sessions: SESSIONS_TABLE, [AUDIT_LOG_TABLE_NAME]: AUDIT_LOG_TABLE };
   for (const declaration of declarations) {
     tables[declaration.table] = resourceTable(declaration, declarations);
     for (const [name, join] of joinTables(declaration, declarations)) tables[name] = join;

@@ -78,7 +78,7 @@ describe('migrations', () => {
     // SQLite's text index is a table of its own, with FTS5's shadow tables beside it.
     const text = sequelize.getDialect() === 'sqlite' ? ['comments_fts', 'comments_fts_config', 'comments_fts_data', 'comments_fts_docsize', 'comments_fts_idx'] : [];
     expect((await sequelize.getQueryInterface().showAllTables()).sort()).toEqual(
-      ['comments', ...text, 'personal_access_tokens', 'row_counts', 'schema_migrations', 'sessions', 'users'],
+      ['admin_audit_log', 'comments', ...text, 'personal_access_tokens', 'row_counts', 'schema_migrations', 'sessions', 'users'],
     );
   });
 });

@@ -1,0 +1,142 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
+import { adminAgent, openEditForm, submit, type Agent } from '../../helpers/admin.js';
+import { WITH_HIDDEN } from '../../../src/registry.js';
+
+const LOAD_TIMEOUT = 60_000;
+
+interface Entry {
+  id: number;
+  created_at: string;
+  account_id: number;
+  account: string;
+  action: string;
+  resource: string;
+  record_id: string;
+  record_title: string;
+  changes: Record<string, unknown>;
+}
+
+/** The audit log as the admin lists it, newest first, with `query` as the list's filters. */
+async function logged(agent: Agent, query = ''): Promise<Entry[]> {
+  const res = await agent.get(`/admin/api/resources/admin_audit_log/actions/list?perPage=500${query}`).set('Accept-Language', 'en');
+  expect(res.status).toBe(200);
+  return (res.body.records as { params: Record<string, unknown> }[]).map(({ params }) => ({
+    ...(params as unknown as Entry),
+    changes: JSON.parse(String(params.changes)) as Record<string, unknown>,
+  }));
+}
+
+async function idOf(t: TestApp, username: string): Promise<number> {
+  return (await t.services.accounts.findByUsername(username))?.get('id') as number;
+}
+
+describe('the admin audit log', () => {
+  const t = useTestApp(async (app) => {
+    await app.createUser('root', { superuser: true, staff: true, name: 'Root' });
+    await app.createUser('staffer', { staff: true, name: 'Stella Staff' });
+    await app.createUser('alice', { name: 'Alice Liddell' });
+  });
+  let root: Agent;
+  let staffer: Agent;
+  beforeAll(async () => {
+    await t.app.warm();
+    root = await adminAgent(t, 'root', 'root-password');
+    staffer = await adminAgent(t, 'staffer', 'staffer-password');
+  }, LOAD_TIMEOUT);
+
+  const comments = () => t.services.registry.get('Comment').model;
+
+  test('records a create with who, when, which row and its values', async () => {
+    const before = Date.now();
+    const res = await submit(staffer, 'comments/actions/new', { title: 'Audited', body: 'Written in the admin' });
+    expect(res.body.notice.type).toBe('success');
+    const id = String(res.body.record.id);
+    const [entry] = await logged(root);
+    expect(entry).toMatchObject({ account: 'staffer', account_id: await idOf(t, 'staffer'), action: 'create', resource: 'comments', record_id: id, record_title: id });
+    expect(entry?.changes).toMatchObject({ id: Number(id), title: 'Audited', body: 'Written in the admin', user_id: await idOf(t, 'staffer') });
+    const when = new Date(entry!.created_at).getTime();
+    expect(when).toBeGreaterThanOrEqual(before - 1000);
+    expect(when).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  test('records an edit as each changed field, old and new, and a new password only as "changed"', async () => {
+    const alice = await idOf(t, 'alice');
+    const form = await openEditForm(root, 'users', alice);
+    const res = await form.save({ name: 'Alice Changed', password: 'typed-in-clear-77' });
+    expect(res.body.notice.type).toBe('success');
+    const [entry] = await logged(root);
+    expect(entry).toMatchObject({ account: 'root', action: 'edit', resource: 'users', record_id: String(alice) });
+    expect(entry?.changes.name).toEqual({ old: 'Alice Liddell', new: 'Alice Changed' });
+    expect(entry?.changes.password).toBe('changed');
+    expect(entry?.changes).not.toHaveProperty('username');
+    const hash = String((await t.services.registry.users().model.scope(WITH_HIDDEN).findByPk(alice))?.get('password'));
+    const stored = JSON.stringify(await logged(root));
+    expect(stored).not.toContain('typed-in-clear-77');
+    expect(stored).not.toContain(hash);
+    const shown = await root.get(`/admin/api/resources/admin_audit_log/records/${entry?.id}/show`).set('Accept-Language', 'en');
+    expect(String(shown.body.record.params.changes).split('\n')).toEqual(expect.arrayContaining(['name: "Alice Liddell" → "Alice Changed"', 'password: changed']));
+  });
+
+  test('records a delete with the values the row had, and a bulk delete as one entry per row', async () => {
+    const one = await comments().create({ title: 'Doomed', body: 'Soon gone' });
+    const two = await comments().create({ title: 'Also doomed', body: 'Gone too' });
+    const three = await comments().create({ title: 'Third', body: 'Gone as well' });
+    const deleted = await staffer.post(`/admin/api/resources/comments/records/${one.get('id')}/delete`).set('Accept-Language', 'en');
+    expect(deleted.body.notice.type).toBe('success');
+    const [entry] = await logged(root);
+    expect(entry).toMatchObject({ account: 'staffer', action: 'delete', resource: 'comments', record_id: String(one.get('id')) });
+    expect(entry?.changes).toMatchObject({ title: 'Doomed', body: 'Soon gone' });
+
+    const bulk = await root.post(`/admin/api/resources/comments/bulk/bulkDelete?recordIds=${two.get('id')},${three.get('id')}`).set('Accept-Language', 'en');
+    expect(bulk.body.notice.type).toBe('success');
+    const entries = (await logged(root)).slice(0, 2);
+    expect(entries.map((e) => [e.action, e.changes.title]).sort()).toEqual([
+      ['delete', 'Also doomed'],
+      ['delete', 'Third'],
+    ]);
+  });
+
+  test("records a token's revocation with its hash masked", async () => {
+    await apiToken(t, 'root');
+    const token = await t.services.registry.tokens()!.model.scope(WITH_HIDDEN).findOne({ order: [['id', 'DESC']] });
+    const res = await root.post(`/admin/api/resources/personal_access_tokens/records/${token?.get('id')}/delete`).set('Accept-Language', 'en');
+    expect(res.body.notice.type).toBe('success');
+    const [entry] = await logged(root);
+    expect(entry).toMatchObject({ action: 'delete', resource: 'personal_access_tokens', record_id: String(token?.get('id')) });
+    expect(entry?.changes.token).toBe('••••');
+    expect(JSON.stringify(entry)).not.toContain(String(token?.get('token')));
+  });
+
+  test('lists newest first, and filters by resource and by account', async () => {
+    const all = await logged(root);
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+    const users = await logged(root, '&filters.resource=users');
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.every((e) => e.resource === 'users')).toBe(true);
+    const byStaffer = await logged(root, `&filters.account_id=${await idOf(t, 'staffer')}`);
+    expect(byStaffer.map((e) => e.action).sort()).toEqual(['create', 'delete']);
+  });
+
+  test('is named in the language of the page, as is the export action', async () => {
+    const ja = await root.get('/admin/resources/admin_audit_log').set('Accept-Language', 'ja');
+    expect(ja.text).toContain('監査ログ');
+    expect(ja.text).toContain('CSV エクスポート');
+    const en = await root.get('/admin/resources/admin_audit_log').set('Accept-Language', 'en');
+    expect(en.text).toContain('Audit log');
+  });
+
+  test('entries cannot be created, edited or deleted, and no write changes one', async () => {
+    const [entry] = await logged(root);
+    const id = entry!.id;
+    const edit = await submit(root, `admin_audit_log/records/${id}/edit`, { account: 'someone else', changes: '{}' });
+    const remove = await root.post(`/admin/api/resources/admin_audit_log/records/${id}/delete`).set('Accept-Language', 'en');
+    const bulk = await root.post(`/admin/api/resources/admin_audit_log/bulk/bulkDelete?recordIds=${id}`).set('Accept-Language', 'en');
+    const create = await submit(root, 'admin_audit_log/actions/new', { account: 'forged', action: 'create', resource: 'users', record_id: '1', record_title: 'x', changes: '{}' });
+    // AdminJS answers a refused action with its error notice.
+    for (const res of [edit, remove, bulk, create]) expect(res.body.notice).toEqual({ message: 'forbiddenError', type: 'error' });
+    const after = await logged(root);
+    expect(after.find((e) => e.id === id)).toEqual(entry);
+    expect(after.some((e) => e.account === 'forged')).toBe(false);
+  });
+});

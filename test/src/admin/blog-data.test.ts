@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { parse } from 'csv-parse/sync';
+import { createTestClient, type TestClient } from '../../../src/testing/index.js';
+import { adminAgent, openEditForm, submit, type Agent } from '../../helpers/admin.js';
+
+const LOAD_TIMEOUT = 60_000;
+
+// The second application gets the export and the audit log with no line of its own.
+describe("the blog's admin data", () => {
+  let client: TestClient;
+  let root: Agent;
+  beforeAll(async () => {
+    client = await createTestClient({ app: 'examples/blog' });
+    await client.createUser('root', { staff: true, superuser: true, name: 'Root' });
+    await client.app.warm();
+    root = await adminAgent(client, 'root', 'root-password');
+  }, LOAD_TIMEOUT);
+  afterAll(() => client?.close());
+
+  test('logs a post made and edited in the admin, and exports the posts as filtered', async () => {
+    const made = await submit(root, 'posts/actions/new', { title: '=cmd|calc', body: 'Written in the admin' });
+    expect(made.body.notice.type).toBe('success');
+    const id = String(made.body.record.id);
+    await submit(root, 'posts/actions/new', { title: 'Another post', body: 'Not selected' });
+    const form = await openEditForm(root, 'posts', id);
+    expect((await form.save({ body: 'Edited in the admin' })).body.notice.type).toBe('success');
+
+    const log = await root.get('/admin/api/resources/admin_audit_log/actions/list?filters.resource=posts').set('Accept-Language', 'en');
+    const entries = (log.body.records as { params: Record<string, unknown> }[]).map(({ params }) => params);
+    expect(entries.map((entry) => [entry.action, entry.record_id])).toEqual([
+      ['edit', id],
+      ['create', expect.any(String)],
+      ['create', id],
+    ]);
+    expect(JSON.parse(String(entries[0]?.changes)).body).toEqual({ old: 'Written in the admin', new: 'Edited in the admin' });
+
+    const csv = await root.get('/admin/export/posts?filters.body=admin').buffer(true).parse((res, done) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => done(null, text));
+    });
+    expect(csv.status).toBe(200);
+    const [header, ...rows] = parse(String(csv.body).slice(1)) as string[][];
+    expect(header).toEqual(expect.arrayContaining(['id', 'title', 'body', 'tags', 'excerpt']));
+    expect(rows.map((row) => row[header!.indexOf('title')])).toEqual(["'=cmd|calc"]);
+  });
+});
