@@ -269,6 +269,11 @@ export class Accounts {
     return this.accountWords((field) => given[field]);
   }
 
+  /** A new account's username or email address checked alone (well-formed, not taken), as `create` would check it; nothing is written. */
+  async checkNewIdentifier(identifier: Identifier, value: string): Promise<void> {
+    await this.creation.validate({ [this.identifierField(identifier)]: value }, { partial: true });
+  }
+
   /** The user model's field that holds the username or the email address (what a ValidationError names). */
   identifierField(identifier: Identifier): string {
     return identifier === 'username' ? this.contract.usernameField : this.contract.emailField;

@@ -35,6 +35,27 @@ async function answer(io: CliIO, t: Translate, given: string | undefined, option
   return io.prompter.text(t(label));
 }
 
+/**
+ * A new account's username or email address: the flag's, or typed at the
+ * prompt until it is well-formed and not taken (Django's createsuperuser
+ * checks each answer as it is given, before asking the next).
+ */
+async function identifierAnswer(services: Services, io: CliIO, t: Translate, identifier: Identifier, given: string | undefined, option: string): Promise<string> {
+  if (given !== undefined || !io.interactive) return answer(io, t, given, option, PROMPTS[identifier]);
+  for (;;) {
+    const typed = await io.prompter.text(t(PROMPTS[identifier]));
+    try {
+      await services.accounts.checkNewIdentifier(identifier, typed);
+      return typed;
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      io.stderr.write(`${validationLines(t, error).join('\n')}\n`);
+    }
+  }
+}
+
+const PROMPTS: Record<Identifier, string> = { username: 'prompt.username', email: 'prompt.email' };
+
 /** Django's changepassword gives up after this many refused passwords. */
 const CHANGE_PASSWORD_TRIES = 3;
 
@@ -98,8 +119,6 @@ function fieldsToAskAgain(services: Services, error: ValidationError, prompted: 
   return again.length === named.length ? again : null;
 }
 
-const PROMPTS: Record<Identifier, string> = { username: 'prompt.username', email: 'prompt.email' };
-
 /**
  * createuser and createsuperuser: asks for what the flags left out, then
  * creates the account. A username or email address typed at a prompt that
@@ -112,8 +131,8 @@ export async function createAccount(
   options: AccountOptions,
 ): Promise<AuthUser> {
   const given: Record<Identifier, string> = {
-    username: await answer(io, t, options.username, '--username', 'prompt.username'),
-    email: await answer(io, t, options.email, '--email', 'prompt.email'),
+    username: await identifierAnswer(services, io, t, 'username', options.username, '--username'),
+    email: await identifierAnswer(services, io, t, 'email', options.email, '--email'),
   };
   const prompted = (['username', 'email'] as const).filter((identifier) => options[identifier] === undefined);
   const words = services.accounts.newAccountWords({ ...given, name: options.name });

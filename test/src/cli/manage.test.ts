@@ -221,14 +221,22 @@ describe('npm run manage', () => {
       expect(run.status).toBe(0);
     });
 
-    test('a refused email address typed at the prompt is asked for again, and the password kept', async () => {
+    test('a refused email address typed at the prompt is asked for again at once, before the password', async () => {
       const run = await cli(['createsuperuser', '--username', 'root'], {
         env: env(),
-        answers: ['not-an-email', 'amber-orchard-71', 'amber-orchard-71', 'root@example.com'],
+        answers: ['not-an-email', 'root@example.com', 'amber-orchard-71', 'amber-orchard-71'],
       });
       expect(run).toMatchObject({ status: 0, stderr: 'Error: Email address: Enter a valid email address.\n' });
-      expect(run.asked).toEqual(['Email address', 'Password', 'Password (again)', 'Email address']);
+      expect(run.asked).toEqual(['Email address', 'Email address', 'Password', 'Password (again)']);
       expect(await withServices((s) => s.accounts.findByEmail('root@example.com'))).not.toBeNull();
+    });
+
+    test('a username already taken is asked for again at once, as Django says it', async () => {
+      await cli(['createuser', '--username', 'taken', '--email', 'taken@example.com', '--password', 'amber-orchard-71'], { env: env() });
+      const run = await cli(['createsuperuser', '--email', 'fresh@example.com'], { env: env(), answers: ['taken', 'fresh', 'amber-orchard-71', 'amber-orchard-71'] });
+      expect(run.status).toBe(0);
+      expect(run.stderr).toBe('Error: Username: This value is already in use.\n');
+      expect(run.asked).toEqual(['Username', 'Username', 'Password', 'Password (again)']);
     });
   });
 
