@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LocaleTranslations } from 'adminjs';
 import { chooseLanguage, messages, translator, type Language } from '../i18n.js';
 import type { BoundResource } from '../registry.js';
+import { actionTitles, resourceNames } from './names.js';
 
 const requestLanguage = new AsyncLocalStorage<Language>();
 
@@ -29,8 +30,10 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
   for (const resource of resources) {
     const catalogue = labels[resource.key] ?? {};
     const table = resource.declaration.table;
-    resourceLabels[table] = catalogue.name ?? resource.declaration.name;
-    resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) } };
+    // The sidebar and the breadcrumbs name the list, as Django's admin does: "Comments".
+    resourceLabels[table] = resourceNames(language, resource).plural;
+    // AdminJS heads each page with its action's label, looked up per resource first.
+    resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) }, actions: actionTitles(language, resource) };
   }
   return {
     labels: resourceLabels,
@@ -48,6 +51,12 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       // The paginated site's text: one wording of a throttled login for the whole product.
       throttled: translator(language, ['paginated'])('errors.throttled'),
       dashboardTitle: t('dashboard.title'),
+      dashboardCounts: t('dashboard.counts'),
+      dashboardRows: t('dashboard.rows'),
+      dashboardLatest: t('dashboard.latest'),
+      dashboardLogins: t('dashboard.logins'),
+      dashboardNoRows: t('dashboard.no_rows'),
+      dashboardNoLogins: t('dashboard.no_logins'),
       // The edit form's warning when its row changed or went since it was opened (ui/edit.jsx).
       conflictReload: t('conflict.reload'),
       conflictBack: t('conflict.back'),
