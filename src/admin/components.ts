@@ -9,3 +9,5 @@ export const componentLoader = new ComponentLoader();
 export const DASHBOARD_COMPONENT = componentLoader.add('Dashboard', path.join(projectRoot, 'src', 'admin', 'ui', 'dashboard.jsx'));
 /** AdminJS's edit form, which also warns when its row changed or was deleted after it was opened. */
 componentLoader.override('DefaultEditAction', path.join(projectRoot, 'src', 'admin', 'ui', 'edit.jsx'));
+/** Carries the page-wide layout rules: the sidebar open on wide screens, lists usable on phones (ui/layout.jsx). */
+componentLoader.override('SidebarFooter', path.join(projectRoot, 'src', 'admin', 'ui', 'layout.jsx'));
