@@ -24,6 +24,8 @@ export function currentLanguage(): Language {
 /** Our texts on top of AdminJS's own catalogue of the language: resource and field labels, login page. */
 function translationsFor(language: Language, resources: readonly BoundResource[]): LocaleTranslations {
   const t = translator(language, ['admin', 'resources']);
+  // AdminJS's own words where they differ from ours ("record" for a row, "Show" for what our titles call "View").
+  const own = messages().getResourceBundle(language, 'admin') as { adminjs?: { actions?: Record<string, string>; messages?: Record<string, string> } };
   const labels = messages().getResourceBundle(language, 'resources') as Record<string, { name?: string; fields?: Record<string, string> }>;
   const resourceTexts: NonNullable<LocaleTranslations['resources']> = {};
   const resourceLabels: Record<string, string> = {};
@@ -36,6 +38,7 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
     resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) }, actions: actionTitles(language, resource) };
   }
   return {
+    actions: { ...own.adminjs?.actions },
     labels: resourceLabels,
     resources: resourceTexts,
     components: {
@@ -47,12 +50,12 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       },
     },
     messages: {
+      ...own.adminjs?.messages,
       invalidCredentials: t('login.failed'),
       // The paginated site's text: one wording of a throttled login for the whole product.
       throttled: translator(language, ['paginated'])('errors.throttled'),
       dashboardTitle: t('dashboard.title'),
       dashboardCounts: t('dashboard.counts'),
-      dashboardRows: t('dashboard.rows'),
       dashboardLatest: t('dashboard.latest'),
       dashboardLogins: t('dashboard.logins'),
       dashboardNoRows: t('dashboard.no_rows'),

@@ -103,7 +103,7 @@ const Dashboard = () => {
   }, []);
   return (
     <Box variant="grey" data-testid="dashboard">
-      <H2 mb="xl">{translateMessage('dashboardTitle')}</H2>
+      <H2 mb="xl" px={['default', 0]}>{translateMessage('dashboardTitle')}</H2>
       {data ? (
         <Box flex flexDirection={['column', 'column', 'column', 'row']} style={{ gap: '24px' }} data-testid="dashboard-loaded">
           <Box flexBasis={['auto', 'auto', 'auto', '30%']} style={{ minWidth: 0 }}>
