@@ -78,17 +78,17 @@ async function latestRows(resource: BoundResource): Promise<DashboardRow[]> {
   return rows.map((row) => dashboardRow(resource, row, fields, time));
 }
 
-async function latestLogins(users: BoundResource): Promise<DashboardData['logins']> {
-  const { usernameField } = userModelOf(users);
-  const fields = [...users.displayFields];
+async function latestLogins(accounts: BoundResource): Promise<DashboardData['logins']> {
+  const { usernameField } = userModelOf(accounts);
+  const fields = [...accounts.displayFields];
   const attributes = [...new Set(['id', usernameField, ...fields, LAST_LOGIN])];
-  const rows = await users.model.findAll({
+  const rows = await accounts.model.findAll({
     attributes,
     where: { [LAST_LOGIN]: { [Op.ne]: null } },
     order: [[LAST_LOGIN, 'DESC'], ['id', 'DESC']],
     limit: DASHBOARD_LATEST,
   });
-  return rows.map((row) => ({ ...dashboardRow(users, row, fields, LAST_LOGIN), username: String(row.get(usernameField) ?? '') }));
+  return rows.map((row) => ({ ...dashboardRow(accounts, row, fields, LAST_LOGIN), username: String(row.get(usernameField) ?? '') }));
 }
 
 /** What the admin's start page shows, in the request's language (ui/dashboard.jsx renders it). */

@@ -32,7 +32,7 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
   for (const resource of resources) {
     const catalogue = labels[resource.key] ?? {};
     const table = resource.declaration.table;
-    // The sidebar and the breadcrumbs name the list, as Django's admin does: "Comments".
+    // The sidebar and the breadcrumbs name a resource by its plural, as Django's admin does.
     resourceLabels[table] = resourceNames(language, resource).plural;
     // AdminJS heads each page with its action's label, looked up per resource first.
     resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) }, actions: actionTitles(language, resource) };

@@ -8,7 +8,7 @@ export interface ResourceNames {
   plural: string;
 }
 
-/** The page headings of a resource's admin pages, by AdminJS action name. */
+/** The page headings of a resource's admin pages, by AdminJS action name (`titles` in admin.json). */
 export type ActionTitles = Record<'list' | 'show' | 'edit' | 'new', string>;
 
 export function resourceNames(language: Language, resource: BoundResource): ResourceNames {
@@ -18,7 +18,7 @@ export function resourceNames(language: Language, resource: BoundResource): Reso
 }
 
 /**
- * The name as it reads inside a sentence ("Edit access token"): a leading
+ * The name as it reads inside a sentence ("Edit invoice line"): a leading
  * capital goes, unless the first word is an acronym ("API key" stays).
  */
 function inSentence(name: string, language: Language): string {
