@@ -2,9 +2,10 @@
 // admin's page-wide layout rules, since it is on every page after login:
 // - from 1024 px on, the sidebar is open beside the page, with no menu
 //   button (AdminJS keeps it behind the menu up to 1324 px);
-// - below that, a list keeps every column (AdminJS shows only the title
-//   column on phones): the table scrolls sideways inside the page, never the
-//   page itself, and a long value is cut short rather than widening it.
+// - a list's table scrolls sideways inside its box, never the page, and a
+//   long value is cut short on one line rather than wrapped letter by letter;
+// - below 1024 px a list keeps every column (AdminJS shows only the title
+//   column on phones, and we mark none).
 import React from 'react';
 import { Box } from '@adminjs/design-system';
 
@@ -23,25 +24,22 @@ const LAYOUT = `
       display: none !important;
     }
   }
-  [data-css='app-content'] {
-    min-width: 0;
-    overflow-x: hidden;
+  [data-css$='-list-table-wrapper'] {
+    overflow-x: auto;
+  }
+  [data-css$='-list-table-wrapper'] td[data-property-name] {
+    max-width: 20em;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
   }
   @media (max-width: ${NARROW}) {
-    table[data-css$='-table'] {
-      display: block;
-      overflow-x: auto;
-      max-width: 100%;
-    }
-    table[data-css$='-table'] td,
-    table[data-css$='-table'] th {
+    [data-css$='-list-table-wrapper'] td,
+    [data-css$='-list-table-wrapper'] th {
       display: table-cell !important;
     }
-    table[data-css$='-table'] td[data-property-name] {
+    [data-css$='-list-table-wrapper'] td[data-property-name] {
       max-width: 14em;
-      overflow: hidden;
-      text-overflow: ellipsis;
-      white-space: nowrap;
     }
   }
 `;
