@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { request, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { projectRoot } from '../../src/paths.js';
 import { launchChromium } from '../helpers/browser.js';
@@ -144,10 +144,21 @@ describe('the admin on a desktop and on a phone', () => {
     expect(await overflow(page)).toBe(0);
   });
 
-  test('at 390 px the show, edit and new pages and the dashboard do not scroll sideways', async () => {
+  test('at 390 px the show, edit and new pages and the dashboard do not scroll sideways, even for a long word', async () => {
     const page = await staffPage('en');
     await page.setViewportSize(PHONE);
+    const api = await request.newContext({ baseURL: url });
+    const login = await api.post('api/login', { form: { email: 'chief@example.com', password: 'chief-admin-pass' } });
+    const { token } = (await login.json()) as { token: string };
+    const long = await api.post('api/comments', {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+      data: { title: 'A long word', body: `https://example.com/${'a'.repeat(200)}` },
+    });
+    expect(long.status()).toBe(201);
+    const { comment } = (await long.json()) as { comment: { id: number } };
+    await api.dispose();
     for (const [pathname, name] of [
+      [`admin/resources/comments/records/${comment.id}/show`, 'long-show'],
       ['admin/resources/comments/records/1/show', 'show'],
       ['admin/resources/comments/records/1/edit', 'edit'],
       ['admin/resources/users/records/1/edit', 'user-edit'],

@@ -4,6 +4,7 @@
 //   button (AdminJS keeps it behind the menu up to 1324 px);
 // - a list's table scrolls sideways inside its box, never the page, and a
 //   long value is cut short on one line rather than wrapped letter by letter;
+// - a row's page breaks a long word (a URL, say) rather than widen the page;
 // - below 1024 px a list keeps every column (AdminJS shows only the title
 //   column on phones, and we mark none).
 import React from 'react';
@@ -32,6 +33,9 @@ const LAYOUT = `
     overflow: hidden;
     text-overflow: ellipsis;
     white-space: nowrap;
+  }
+  [data-testid^='property-show-'] {
+    overflow-wrap: anywhere;
   }
   @media (max-width: ${NARROW}) {
     [data-css$='-list-table-wrapper'] td,
