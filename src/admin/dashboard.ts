@@ -3,7 +3,7 @@ import { Op, type Order } from 'sequelize';
 import { currentLanguage } from './locale.js';
 import { ADMIN_PATH } from './mount.js';
 import { resourceNames } from './names.js';
-import { displayNameOf, userModelOf, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import { userModelOf, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
 import type { AdminAction } from '../resource.js';
 
 /** Rows of each resource, and sign-ins, the dashboard shows. */
@@ -37,8 +37,9 @@ export interface DashboardData {
   logins: (DashboardRow & { username: string })[];
 }
 
+/** The declared admin actions; undeclared, all of them, as index.ts reads them. */
 function actionsOf(resource: BoundResource): readonly AdminAction[] {
-  return resource.declaration.admin?.actions ?? ['list', 'show'];
+  return resource.declaration.admin?.actions ?? ['list', 'show', 'new', 'edit', 'delete'];
 }
 
 /**
@@ -64,8 +65,9 @@ function showHref(resource: BoundResource, id: string): string | null {
 
 function dashboardRow(resource: BoundResource, row: Row, fields: readonly string[], time: string | null): DashboardRow {
   const id = String(row.get('id'));
-  const title = displayNameOf({ ...resource, displayFields: fields }, (field) => row.get(field));
-  return { id, title: title || `#${id}`, href: showHref(resource, id), at: time ? isoTime(row.get(time)) : null };
+  // The first of the naming columns with a value, as a display name is chosen (registry.ts).
+  const title = fields.map((field) => row.get(field)).find((value) => value !== null && value !== undefined && value !== '');
+  return { id, title: title === undefined ? `#${id}` : String(title), href: showHref(resource, id), at: time ? isoTime(row.get(time)) : null };
 }
 
 async function latestRows(resource: BoundResource): Promise<DashboardRow[]> {
