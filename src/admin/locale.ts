@@ -21,6 +21,12 @@ export function currentLanguage(): Language {
   return requestLanguage.getStore() ?? 'en';
 }
 
+function booleanFields(resource: BoundResource): string[] {
+  return Object.entries(resource.declaration.fields)
+    .filter(([, field]) => field.kind === 'boolean' && !field.hidden)
+    .map(([name]) => name);
+}
+
 /** Our texts on top of AdminJS's own catalogue of the language: resource and field labels, login page. */
 function translationsFor(language: Language, resources: readonly BoundResource[]): LocaleTranslations {
   const t = translator(language, ['admin', 'resources']);
@@ -28,6 +34,7 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
   const own = messages().getResourceBundle(language, 'admin') as { adminjs?: { actions?: Record<string, string>; messages?: Record<string, string> } };
   const labels = messages().getResourceBundle(language, 'resources') as Record<string, { name?: string; fields?: Record<string, string> }>;
   const resourceTexts: NonNullable<LocaleTranslations['resources']> = {};
+  const yesNo = { true: t('values.yes'), false: t('values.no') };
   const resourceLabels: Record<string, string> = {};
   for (const resource of resources) {
     const catalogue = labels[resource.key] ?? {};
@@ -35,7 +42,12 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
     // The sidebar and the breadcrumbs name a resource by its plural, as Django's admin does.
     resourceLabels[table] = resourceNames(language, resource).plural;
     // AdminJS heads each page with its action's label, looked up per resource first.
-    resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) }, actions: actionTitles(language, resource) };
+    resourceTexts[table] = {
+      properties: { ...(catalogue.fields ?? {}) },
+      actions: actionTitles(language, resource),
+      // A yes/no value's badge and filter read `<field>.true` / `<field>.false` here, else say Yes / No in English.
+      labels: Object.fromEntries(booleanFields(resource).map((name) => [name, yesNo])),
+    };
   }
   return {
     actions: { ...own.adminjs?.actions },
