@@ -28,6 +28,11 @@ const LAYOUT = `
   [data-css$='-list-table-wrapper'] {
     overflow-x: auto;
   }
+  /* The bar of the selected rows sits above the table, where the scrolling box would hide it: it takes its own line instead. */
+  [data-css$='-list-table-wrapper'] caption {
+    position: static;
+    transform: none;
+  }
   [data-css$='-list-table-wrapper'] td[data-property-name] {
     max-width: 20em;
     overflow: hidden;
