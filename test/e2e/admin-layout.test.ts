@@ -31,9 +31,14 @@ describe('the admin on a desktop and on a phone', () => {
     if (existing) return existing.page;
     const context = await browser.newContext({ locale: language === 'en' ? 'en-US' : 'ja-JP', viewport: WIDE });
     const page = await context.newPage();
-    await page.goto(at('admin/login'));
-    await page.locator('input[name="email"]').fill('chief@example.com');
-    await page.locator('input[name="password"]').fill('chief-admin-pass');
+    // The form is the page script's: filled once that script has settled, and checked before it is sent (a
+    // login in Japanese now and then stayed on the login page when it was filled as soon as the inputs appeared).
+    await page.goto(at('admin/login'), { waitUntil: 'networkidle' });
+    const email = page.locator('input[name="email"]');
+    const password = page.locator('input[name="password"]');
+    await email.fill('chief@example.com');
+    await password.fill('chief-admin-pass');
+    expect([await email.inputValue(), await password.inputValue()]).toEqual(['chief@example.com', 'chief-admin-pass']);
     await page.locator('form button').click();
     await page.waitForURL(/\/admin$/);
     contexts[language] = { context, page };
