@@ -72,6 +72,10 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       dashboardLogins: t('dashboard.logins'),
       dashboardNoRows: t('dashboard.no_rows'),
       dashboardNoLogins: t('dashboard.no_logins'),
+      // Drop-down lists' hints (ui/layout.jsx).
+      selectPlaceholder: t('select.placeholder'),
+      selectNoOptions: t('select.no_options'),
+      selectLoading: t('select.loading'),
       // The edit form's warning when its row changed or went since it was opened (ui/edit.jsx).
       conflictReload: t('conflict.reload'),
       conflictBack: t('conflict.back'),

@@ -224,7 +224,7 @@ describe('the admin on a desktop and on a phone', () => {
     expect(await topbar.innerText()).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
   });
 
-  test('pages are titled in Japanese when the browser prefers it, with yes and no in Japanese and one spelling of ユーザ', async () => {
+  test('pages are titled in Japanese when the browser prefers it, with yes, no and the filters in Japanese and one spelling of ユーザ', async () => {
     const page = await staffPage('ja');
     await page.setViewportSize(WIDE);
     for (const [pathname, title] of [
@@ -237,6 +237,11 @@ describe('the admin on a desktop and on a phone', () => {
       await page.locator('h2', { hasText: title }).first().waitFor();
     }
     await page.locator('[data-css="topbar"]').getByText('スーパーユーザ', { exact: true }).waitFor();
+    // So are the filters' drop-down hints.
+    await page.goto(at('admin/resources/users'));
+    await page.locator('tr[data-id]').first().waitFor();
+    await page.getByText('フィルタ', { exact: true }).first().click();
+    await page.getByText('選択してください', { exact: true }).first().waitFor();
     // Yes / no values are Japanese too.
     await page.goto(at('admin/resources/users/records/1/show'));
     await page.getByTestId('property-show-is_active').getByText('はい', { exact: true }).waitFor();

@@ -1,5 +1,6 @@
 // AdminJS's sidebar footer (empty: we show no "made with love"), carrying the
-// admin's page-wide layout rules, since it is on every page after login:
+// admin's page-wide rules, since it is on every page after login (and the
+// drop-down lists' hints in the page's language, below):
 // - from 1024 px on, the sidebar is open beside the page, with no menu
 //   button (AdminJS keeps it behind the menu up to 1324 px);
 // - a list's table scrolls sideways inside its box, never the page, and a
@@ -8,7 +9,8 @@
 // - below 1024 px a list keeps every column (AdminJS shows only the title
 //   column on phones, and we mark none).
 import React from 'react';
-import { Box } from '@adminjs/design-system';
+import { Box, Select, SelectAsync } from '@adminjs/design-system';
+import { useTranslation } from 'adminjs';
 
 // The design system's third breakpoint.
 const WIDE = '1024px';
@@ -53,10 +55,30 @@ const LAYOUT = `
   }
 `;
 
-const SidebarFooter = () => (
-  <Box mt="lg" mb="md" data-css="sidebar-footer">
-    <style>{LAYOUT}</style>
-  </Box>
-);
+/**
+ * AdminJS's filters and forms give their drop-down lists no hint, so they
+ * show react-select's English ones ("Select...", "No options") in every
+ * language: the page's own become the defaults of the design system's two
+ * drop-downs, which AdminJS's pages and ours share. This component renders
+ * before the page's content (the sidebar comes first), so they are set in time.
+ */
+function useSelectHints() {
+  const { translateMessage } = useTranslation();
+  const hints = {
+    placeholder: translateMessage('selectPlaceholder'),
+    noOptionsMessage: () => translateMessage('selectNoOptions'),
+    loadingMessage: () => translateMessage('selectLoading'),
+  };
+  for (const component of [Select, SelectAsync]) component.defaultProps = { ...component.defaultProps, ...hints };
+}
+
+const SidebarFooter = () => {
+  useSelectHints();
+  return (
+    <Box mt="lg" mb="md" data-css="sidebar-footer">
+      <style>{LAYOUT}</style>
+    </Box>
+  );
+};
 
 export default SidebarFooter;
