@@ -11,3 +11,5 @@ export const DASHBOARD_COMPONENT = componentLoader.add('Dashboard', path.join(pr
 componentLoader.override('DefaultEditAction', path.join(projectRoot, 'src', 'admin', 'ui', 'edit.jsx'));
 /** The export action's page: a link that downloads the list as filtered (export.ts). */
 export const EXPORT_COMPONENT = componentLoader.add('ExportAction', path.join(projectRoot, 'src', 'admin', 'ui', 'export.jsx'));
+/** Carries the page-wide layout rules: the sidebar open on wide screens, lists usable on phones (ui/layout.jsx). */
+componentLoader.override('SidebarFooter', path.join(projectRoot, 'src', 'admin', 'ui', 'layout.jsx'));

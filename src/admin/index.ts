@@ -9,6 +9,7 @@ import type { Services } from '../services.js';
 import { AccountPolicy } from './accounts.js';
 import { adminRouter } from './router.js';
 import { componentLoader, DASHBOARD_COMPONENT } from './components.js';
+import { dashboardHandler } from './dashboard.js';
 import { currentLanguage, localeOption } from './locale.js';
 import { ADMIN_PATH } from './mount.js';
 import { isAdminFilterable, isAdminWritable } from './records.js';
@@ -96,7 +97,7 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
     logoutPath: `${ADMIN_PATH}/logout`,
     resources,
     componentLoader,
-    dashboard: { component: DASHBOARD_COMPONENT },
+    dashboard: { component: DASHBOARD_COMPONENT, handler: dashboardHandler(registry) },
     locale: withDataTexts(localeOption(bound)),
     branding: async () => ({
       companyName: translator(currentLanguage(), ['admin'])('brand'),

@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LocaleTranslations } from 'adminjs';
 import { chooseLanguage, messages, translator, type Language } from '../i18n.js';
 import type { BoundResource } from '../registry.js';
+import { actionTitles, resourceNames } from './names.js';
 
 const requestLanguage = new AsyncLocalStorage<Language>();
 
@@ -20,19 +21,36 @@ export function currentLanguage(): Language {
   return requestLanguage.getStore() ?? 'en';
 }
 
+function booleanFields(resource: BoundResource): string[] {
+  return Object.entries(resource.declaration.fields)
+    .filter(([, field]) => field.kind === 'boolean' && !field.hidden)
+    .map(([name]) => name);
+}
+
 /** Our texts on top of AdminJS's own catalogue of the language: resource and field labels, login page. */
 function translationsFor(language: Language, resources: readonly BoundResource[]): LocaleTranslations {
   const t = translator(language, ['admin', 'resources']);
+  // AdminJS's own words where they differ from ours ("record" for a row, "Show" for what our titles call "View").
+  const own = messages().getResourceBundle(language, 'admin') as { adminjs?: { actions?: Record<string, string>; messages?: Record<string, string> } };
   const labels = messages().getResourceBundle(language, 'resources') as Record<string, { name?: string; fields?: Record<string, string> }>;
   const resourceTexts: NonNullable<LocaleTranslations['resources']> = {};
+  const yesNo = { true: t('values.yes'), false: t('values.no') };
   const resourceLabels: Record<string, string> = {};
   for (const resource of resources) {
     const catalogue = labels[resource.key] ?? {};
     const table = resource.declaration.table;
-    resourceLabels[table] = catalogue.name ?? resource.declaration.name;
-    resourceTexts[table] = { properties: { ...(catalogue.fields ?? {}) } };
+    // The sidebar and the breadcrumbs name a resource by its plural, as Django's admin does.
+    resourceLabels[table] = resourceNames(language, resource).plural;
+    // AdminJS heads each page with its action's label, looked up per resource first.
+    resourceTexts[table] = {
+      properties: { ...(catalogue.fields ?? {}) },
+      actions: actionTitles(language, resource),
+      // A yes/no value's badge and filter read `<field>.true` / `<field>.false` here, else say Yes / No in English.
+      labels: Object.fromEntries(booleanFields(resource).map((name) => [name, yesNo])),
+    };
   }
   return {
+    actions: { ...own.adminjs?.actions },
     labels: resourceLabels,
     resources: resourceTexts,
     components: {
@@ -44,10 +62,20 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       },
     },
     messages: {
+      ...own.adminjs?.messages,
       invalidCredentials: t('login.failed'),
       // The paginated site's text: one wording of a throttled login for the whole product.
       throttled: translator(language, ['paginated'])('errors.throttled'),
       dashboardTitle: t('dashboard.title'),
+      dashboardCounts: t('dashboard.counts'),
+      dashboardLatest: t('dashboard.latest'),
+      dashboardLogins: t('dashboard.logins'),
+      dashboardNoRows: t('dashboard.no_rows'),
+      dashboardNoLogins: t('dashboard.no_logins'),
+      // Drop-down lists' hints (ui/layout.jsx).
+      selectPlaceholder: t('select.placeholder'),
+      selectNoOptions: t('select.no_options'),
+      selectLoading: t('select.loading'),
       // The edit form's warning when its row changed or went since it was opened (ui/edit.jsx).
       conflictReload: t('conflict.reload'),
       conflictBack: t('conflict.back'),

@@ -94,7 +94,8 @@ function toStaffMember(user: AuthUser, language: Language): StaffMember {
   return {
     id: String(user.id),
     email: inert(user.username),
-    title: inert(user.displayName),
+    // Under the name in the top bar: the staff member's role, in the page's language.
+    title: translator(language, ['admin'])(user.isSuperuser ? 'roles.superuser' : 'roles.staff'),
     isSuperuser: user.isSuperuser,
     language,
   };

@@ -122,6 +122,27 @@ describe('the blog in a browser', () => {
       await page.getByTestId('dashboard').waitFor();
     });
 
+    test("sees the blog's own resources counted on the dashboard, and its posts listed usably on a phone", async () => {
+      const headers = { Authorization: basicAuth('admin', 'admin-blog-pass'), Accept: 'application/json' };
+      for (const [table, label] of [['posts', 'Posts'], ['tags', 'Tags'], ['replies', 'Replies']] as const) {
+        const listed = (await (await api!.get(`${table}/`, { headers })).json()) as { count: number };
+        const entry = page.getByTestId(`dashboard-count-${table}`);
+        await entry.getByRole('link', { name: label }).waitFor();
+        expect(Number(await entry.getByTestId('dashboard-count').innerText())).toBe(listed.count);
+      }
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        await page.goto(at('admin/resources/posts'));
+        await page.locator('h2', { hasText: /^Posts/ }).waitFor();
+        const titles = page.locator('tr[data-id] td[data-property-name="title"]');
+        await titles.first().waitFor({ state: 'visible' });
+        for (const title of await titles.all()) expect((await title.innerText()).trim()).not.toBe('');
+        expect(Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'))).toBe(0);
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+    });
+
     test("sees a post's status as a select of its two choices", async () => {
       await page.goto(at('admin/resources/posts/records/1/edit'));
       const status = page.getByTestId('property-edit-status');

@@ -74,7 +74,7 @@ describe('the admin login at /admin/login', () => {
     const agent = await adminAgent(t, 'staffer', 'staffer-password');
     const page = await agent.get('/admin/resources/users').set('Accept-Language', 'fr, en;q=0.8');
     expect(page.text).toContain('<html lang=en>');
-    expect(page.text).toContain('"users":"User"');
+    expect(page.text).toContain('"users":"Users"');
     const ja = await agent.get('/admin/resources/users').set('Accept-Language', 'ja');
     expect(ja.text).toContain('<html lang=ja>');
     expect(ja.text).toContain('"users":"ユーザ"');

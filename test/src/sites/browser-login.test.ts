@@ -59,7 +59,7 @@ describe('the browser login at /api-auth/', () => {
 
   test('the form is in Japanese unless the browser prefers English', async () => {
     const res = await t.http.get('/api-auth/login/');
-    expect(res.text).toContain('ユーザー名またはメールアドレス');
+    expect(res.text).toContain('ユーザ名またはメールアドレス');
   });
 
   test('a correct username and password lead to next, and the session authenticates both sites', async () => {

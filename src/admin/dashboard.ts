@@ -1,0 +1,113 @@
+import './env.js';
+import { Op, type Order } from 'sequelize';
+import { currentLanguage } from './locale.js';
+import { ADMIN_PATH } from './mount.js';
+import { resourceNames } from './names.js';
+import { userModelOf, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import type { AdminAction } from '../resource.js';
+
+/** Rows of each resource, and sign-ins, the dashboard shows. */
+export const DASHBOARD_LATEST = 5;
+/** Every account model has it (auth/accounts.ts); a login sets it. */
+const LAST_LOGIN = 'last_login';
+
+/** A row as the dashboard links to it: never more than its id, its name for people and one time. */
+export interface DashboardRow {
+  id: string;
+  title: string;
+  /** Its show page, if the resource has one. */
+  href: string | null;
+  /** When it was last changed (or created), ISO 8601; null for a resource without timestamps. */
+  at: string | null;
+}
+
+export interface DashboardResource {
+  id: string;
+  name: string;
+  plural: string;
+  count: number;
+  /** Its list page, if the resource has one. */
+  href: string | null;
+  latest: DashboardRow[];
+}
+
+export interface DashboardData {
+  resources: DashboardResource[];
+  /** The accounts that logged in last, the latest first. */
+  logins: (DashboardRow & { username: string })[];
+}
+
+/** The declared admin actions; undeclared, all of them, as index.ts reads them. */
+function actionsOf(resource: BoundResource): readonly AdminAction[] {
+  return resource.declaration.admin?.actions ?? ['list', 'show', 'new', 'edit', 'delete'];
+}
+
+/**
+ * The columns that name a row: its display columns, or, where it names rows
+ * by id only, its first visible string column (a title, say).
+ */
+function titleFields(resource: BoundResource): string[] {
+  if (resource.displayFields.some((name) => name !== 'id')) return [...resource.displayFields];
+  const text = Object.entries(resource.declaration.fields).find(([, field]) => !field.hidden && field.kind === 'string');
+  return text ? [text[0]] : [];
+}
+
+function isoTime(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  // Not `instanceof Date`: a driver's dates may come from another realm (the test runner's do).
+  const date = new Date(value as string | number | Date);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+function showHref(resource: BoundResource, id: string): string | null {
+  return actionsOf(resource).includes('show') ? `${ADMIN_PATH}/resources/${resource.declaration.table}/records/${encodeURIComponent(id)}/show` : null;
+}
+
+function dashboardRow(resource: BoundResource, row: Row, fields: readonly string[], time: string | null): DashboardRow {
+  const id = String(row.get('id'));
+  // The first of the naming columns with a value, as a display name is chosen (registry.ts).
+  const title = fields.map((field) => row.get(field)).find((value) => value !== null && value !== undefined && value !== '');
+  return { id, title: title === undefined ? `#${id}` : String(title), href: showHref(resource, id), at: time ? isoTime(row.get(time)) : null };
+}
+
+async function latestRows(resource: BoundResource): Promise<DashboardRow[]> {
+  const fields = titleFields(resource);
+  const time = resource.timestamps.updated ?? resource.timestamps.created ?? null;
+  const order: Order = time ? [[time, 'DESC'], ['id', 'DESC']] : [['id', 'DESC']];
+  // Only the columns shown: no hidden column is ever read here.
+  const attributes = [...new Set(['id', ...fields, ...(time ? [time] : [])])];
+  const rows = await resource.model.findAll({ attributes, order, limit: DASHBOARD_LATEST });
+  return rows.map((row) => dashboardRow(resource, row, fields, time));
+}
+
+async function latestLogins(accounts: BoundResource): Promise<DashboardData['logins']> {
+  const { usernameField } = userModelOf(accounts);
+  const fields = [...accounts.displayFields];
+  const attributes = [...new Set(['id', usernameField, ...fields, LAST_LOGIN])];
+  const rows = await accounts.model.findAll({
+    attributes,
+    where: { [LAST_LOGIN]: { [Op.ne]: null } },
+    order: [[LAST_LOGIN, 'DESC'], ['id', 'DESC']],
+    limit: DASHBOARD_LATEST,
+  });
+  return rows.map((row) => ({ ...dashboardRow(accounts, row, fields, LAST_LOGIN), username: String(row.get(usernameField) ?? '') }));
+}
+
+/** What the admin's start page shows, in the request's language (ui/dashboard.jsx renders it). */
+export async function dashboardData(registry: ResourceRegistry): Promise<DashboardData> {
+  const language = currentLanguage();
+  const resources = await Promise.all(
+    registry.all().map(async (resource): Promise<DashboardResource> => {
+      const id = resource.declaration.table;
+      const [count, latest] = await Promise.all([resource.model.count(), latestRows(resource)]);
+      const href = actionsOf(resource).includes('list') ? `${ADMIN_PATH}/resources/${id}` : null;
+      return { id, ...resourceNames(language, resource), count, href, latest };
+    }),
+  );
+  return { resources, logins: await latestLogins(registry.users()) };
+}
+
+/** AdminJS's `dashboard.handler`. */
+export function dashboardHandler(registry: ResourceRegistry): () => Promise<DashboardData> {
+  return () => dashboardData(registry);
+}
