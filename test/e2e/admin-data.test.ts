@@ -78,12 +78,14 @@ describe("a staff member with the admin's data", () => {
     await page.getByTestId('button-save').click();
     await page.getByText(/successfully/i).first().waitFor();
     await page.goto(at('admin/resources/admin_audit_log'));
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     const row = page.locator('tr', { hasText: 'comments' }).filter({ hasText: 'edit' }).first();
     await row.waitFor();
     expect(await row.textContent()).toContain('chief');
     await shot('admin-data-02-audit-log');
     await row.click();
     await page.waitForURL(/\/admin_audit_log\/records\/\d+\/show$/);
+    await page.getByRole('heading', { name: 'Audit log entry' }).waitFor();
     await page.getByText(`title: ${JSON.stringify(old)} → "Audited in the browser"`).first().waitFor();
     await shot('admin-data-03-audit-entry');
   });
