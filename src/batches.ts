@@ -10,7 +10,7 @@ import type { OrderedQuery } from './pagination/types.js';
 import type { RowModel } from './registry.js';
 import type { FieldDeclaration } from './resource.js';
 
-/** Rows per query when a whole list is read: about 100 kB of JSON for a comment. */
+/** Rows per query when a whole list is read: about 100 kB of JSON for a row of a few short texts. */
 export const BATCH_SIZE = 1000;
 
 /** A row as the driver gives it (`raw: true, nest: true`): included rows nested under their alias. */

@@ -63,7 +63,7 @@ function asyncStdout(): pino.DestinationStream {
   return stdoutDestination;
 }
 
-/** A request log line as a person reads it: `GET /comments/?page=2 200 3 ms`; any other line, its message. */
+/** A request log line as a person reads it: `GET /invoices/?page=2 200 3 ms`; any other line, its message. */
 export function readableMessage(log: Record<string, unknown>, messageKey: string): string {
   const req = log.req as { method?: string; url?: string } | undefined;
   const res = log.res as { statusCode?: number } | undefined;

@@ -64,9 +64,9 @@ export function applicationAt(root: string): ApplicationPaths {
   };
 }
 
-const commentService = applicationAt('.');
-export const resourcesDir = commentService.resources;
-export const migrationsDir = commentService.migrations;
+const mainApplication = applicationAt('.');
+export const resourcesDir = mainApplication.resources;
+export const migrationsDir = mainApplication.migrations;
 /** Seeders run as code (compiled under dist/); the data files they load stay in the checkout. */
-export const seedersDir = commentService.seeders;
-export const seedDataDir = commentService.seedData;
+export const seedersDir = mainApplication.seeders;
+export const seedDataDir = mainApplication.seedData;

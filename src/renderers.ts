@@ -23,7 +23,7 @@ interface FormInput extends FieldDescription {
 
 const INPUT_TYPES: Readonly<Record<string, string>> = { integer: 'number', date: 'date' };
 
-/** The row a detail page shows, unwrapped (`{"comment": {…}}` on the token site). */
+/** The row a detail page shows, unwrapped (`{"invoice": {…}}` on the token site). */
 function shownRow(data: unknown): Record<string, unknown> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
   const values = Object.values(data);

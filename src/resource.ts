@@ -84,7 +84,7 @@ export interface Wrap {
 
 /** How one site serves a resource. */
 export interface SiteExposure {
-  /** URL segment under the site's mount point, e.g. `comments`. */
+  /** URL segment under the site's mount point, e.g. `invoices`. */
   path: string;
   actions: readonly ActionName[];
   /**
@@ -112,7 +112,7 @@ export interface SiteExposure {
 export interface UserModelContract {
   usernameField: string;
   emailField: string;
-  /** The display name shown as a comment's owner. */
+  /** The display name shown as a row's owner. */
   displayField: string;
 }
 
@@ -153,7 +153,7 @@ export interface AdminExposure {
 }
 
 export interface ResourceDeclaration {
-  /** Model name, singular, e.g. `Comment`. Its lower-case form keys its labels in `locales/<lang>/resources.json`. */
+  /** Model name, singular, e.g. `Invoice`. Its lower-case form keys its labels in `locales/<lang>/resources.json`. */
   name: string;
   table: string;
   fields: Readonly<Record<string, FieldDeclaration>>;
@@ -163,7 +163,7 @@ export interface ResourceDeclaration {
   userModel?: UserModelContract;
   /** Present on the one resource that holds API tokens (Sanctum's personal_access_tokens). */
   tokenModel?: TokenModelContract;
-  /** The field that names a row for people, e.g. as a comment's owner; default: the user model's display field, else id. */
+  /** The field that names a row for people, e.g. as a row's owner; default: the user model's display field, else id. */
   displayField?: string;
   permissions?: readonly Permission[];
   /** What an API token must be allowed to use its actions; requests without a token (sessions, HTTP Basic) may do all. */

@@ -36,7 +36,7 @@ function planLines(t: Translate, plan: MigrationPlan, planned: boolean): string[
 function program(io: CliIO, t: Translate, run: (task: (services: Services) => Promise<void>, migrateFirst?: boolean) => Promise<void>): Command {
   const write = (text: string): void => void io.stdout.write(`${text}\n`);
   const root = new Command('manage')
-    .description('Manage the comment service: database migrations, accounts, user data files and seeders.')
+    .description('Manage the service: database migrations, accounts, user data files and seeders.')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 
@@ -69,7 +69,7 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
     .action((options: MakeMigrationsOptions) => makeMigrations(io, t, options));
 
   accountOptions(root.command('createuser').description('create an account'))
-    .option('--staff', 'may use the admin site and edit any comment')
+    .option('--staff', 'may use the admin site and change any row')
     .option('--superuser', 'has every right (implies --staff)')
     .action((options: AccountOptions) =>
       run(async (services) => {

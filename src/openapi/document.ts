@@ -24,7 +24,7 @@ export const METADATA_SCHEMA = 'Metadata';
 /** The methods with operations of their own: HEAD and OPTIONS answer every path by one rule, said once (`info.conventions`). */
 const described = (method: AnyMethod): method is Method => method !== 'HEAD' && method !== 'OPTIONS';
 
-/** An Express route path as OpenAPI writes it: `/api` + `/comments/:pk` → `/api/comments/{pk}`. */
+/** An Express route path as OpenAPI writes it: `/api` + `/invoices/:pk` → `/api/invoices/{pk}`. */
 export function describedPath(mountPath: string, routePath: string, trailingSlash: boolean): string {
   const joined = `${mountPath.replace(/\/$/, '')}${routePath}`.replace(/:(\w+)/g, '{$1}');
   const bare = joined.length > 1 ? joined.replace(/\/$/, '') : '/';

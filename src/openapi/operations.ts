@@ -221,7 +221,7 @@ function requestBody(schema: JsonSchema, formSchema: JsonSchema, required: boole
   return { required, content: body };
 }
 
-/** `get /api/comments/{pk}` → `get_api_comments_pk`: unique as long as paths differ in more than punctuation. */
+/** `get /api/invoices/{pk}` → `get_api_invoices_pk`: unique as long as paths differ in more than punctuation. */
 export function operationId(method: string, path: string): string {
   return [method.toLowerCase(), ...path.split(/[^A-Za-z0-9]+/).filter(Boolean)].join('_');
 }
