@@ -137,7 +137,7 @@ export interface PlainRouteDocs {
   method?: 'post' | 'put';
   summary: string;
   description?: string;
-  /** Its group: a key of the catalogue's `tags` (its text at `<key>_description`); `service` unless named. */
+  /** Its group in the description, by key (`service` unless named; the catalogue's texts of the groups hold its name and `<key>_description`). */
   tag?: string;
   /** The body it reads as JSON, and as a form (`formBody`, else the same). */
   requestBody?: JsonSchema;
