@@ -13,6 +13,7 @@ import { CSRF_SECRET } from './auth/csrf.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import { passwordChangeRouter, passwordUpdateRouter } from './sites/password-change.js';
 import { fortifyRouter } from './sites/fortify.js';
+import { FORTIFY_DOCS, PASSWORD_UPDATE_DOCS } from './sites/fortify-docs.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
@@ -45,9 +46,14 @@ export function siteMounts(services: Services): SiteMount[] {
   return mounts;
 }
 
-/** What the API description documents: the sites' routes and the routes beside them that machines call. */
+/**
+ * What the API description documents: the sites' routes and the routes beside
+ * them that machines call. Fortify's login and logout are served only with
+ * the token site (createApp); its password update always.
+ */
 export function describedRoutes(mounts: readonly SiteMount[]): DescriptionSources {
-  return { mounts, plainRoutes: [...HEALTH_DOCS, OPENAPI_DOCS] };
+  const fortify = mounts.some((mount) => mount.site.name === TOKEN_SITE) ? FORTIFY_DOCS : [];
+  return { mounts, plainRoutes: [...fortify, PASSWORD_UPDATE_DOCS, ...HEALTH_DOCS, OPENAPI_DOCS] };
 }
 
 const STATIC_PATH = '/static';

@@ -5,8 +5,8 @@ import { translator, type Language, type Translate } from '../i18n.js';
 import { projectRoot } from '../paths.js';
 import { allowedMethods, type AnyMethod, type Method } from '../views.js';
 import { finishedExamples } from './examples.js';
-import { describeOperation, METADATA, operationId } from './operations.js';
-import type { OpenApiDocument, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
+import { describeOperation, METADATA, operationId, requestBody } from './operations.js';
+import type { OpenApiDocument, Operation, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
 
 /** What the description is made from: the sites' routes as the app mounts them, and the routes beside them. */
 export interface DescriptionSources {
@@ -31,12 +31,29 @@ export function describedPath(mountPath: string, routePath: string, trailingSlas
   return trailingSlash && bare !== '/' ? `${bare}/` : bare;
 }
 
-function plainOperations(route: PlainRouteDocs, t: Translate, tag: string): PathItem {
+/** A route beside the sites as one operation; `schemes` are the sites' (a route names one of those, never a scheme of its own). */
+function plainOperation(route: PlainRouteDocs, t: Translate, tag: string, schemes: Readonly<Record<string, SecurityScheme>>): Operation {
   const responses: Record<string, ResponseObject> = {};
-  for (const { status, schema } of route.responses) {
-    responses[String(status)] = { description: t(`status.${status}`), ...(schema ? { content: { 'application/json': { schema } } } : {}) };
+  for (const { status, schema, description, headers } of route.responses) {
+    const response: ResponseObject = { description: t(description ?? `status.${status}`) };
+    if (headers) {
+      response.headers = Object.fromEntries(Object.entries(headers).map(([name, header]) => [name, { ...header, description: t(header.description), required: true }]));
+    }
+    if (schema) response.content = { 'application/json': { schema } };
+    responses[String(status)] = response;
   }
-  return { get: { operationId: operationId('GET', route.path), summary: t(route.summary), tags: [tag], responses } };
+  const method = route.method ?? 'get';
+  const operation: Operation = { operationId: operationId(method, route.path), summary: t(route.summary), tags: [tag], responses };
+  if (route.description) operation.description = t(route.description);
+  if (route.parameters) operation.parameters = route.parameters.map((parameter) => ({ ...parameter, ...(parameter.description ? { description: t(parameter.description) } : {}) }));
+  if (route.requestBody) operation.requestBody = requestBody(route.requestBody, route.formBody ?? route.requestBody, true);
+  if (route.security) {
+    const unknown = route.security.find((name) => !(name in schemes));
+    if (unknown !== undefined) throw new Error(`${route.path} names the security scheme ${unknown}, which no site describes`);
+    operation.security = route.security.map((name) => ({ [name]: [] }));
+  }
+  if (route.alsoRenders) operation['x-also-renders'] = [...route.alsoRenders];
+  return operation;
 }
 
 /** The same path in the spelling it does not document: with or without its trailing slash (none for `/`). */
@@ -93,10 +110,16 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
       if (alias !== undefined) aliases.set(alias, documented);
     }
   }
-  const serviceTag = t('tags.service');
-  document.tags.push({ name: serviceTag, description: t('tags.service_description') });
+  const tagged = (key: string): string => {
+    const name = t(`tags.${key}`);
+    if (!document.tags.some((known) => known.name === name)) document.tags.push({ name, description: t(`tags.${key}_description`) });
+    return name;
+  };
   for (const route of plainRoutes) {
-    document.paths[route.path] = plainOperations(route, t, serviceTag);
+    const operation = plainOperation(route, t, tagged(route.tag ?? 'service'), schemes);
+    if (ids.has(operation.operationId)) throw new Error(`two operations would be named ${operation.operationId}`);
+    ids.add(operation.operationId);
+    document.paths[route.path] = { ...document.paths[route.path], [route.method ?? 'get']: operation };
     if (route.slashOptional) aliases.set(`${route.path}/`, route.path);
   }
   for (const [alias, documented] of aliases) {

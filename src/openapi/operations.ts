@@ -215,7 +215,8 @@ function errorResponses(
   return responses;
 }
 
-function requestBody(schema: JsonSchema, formSchema: JsonSchema, required: boolean): Operation['requestBody'] {
+/** A body in each media type the parsers read: `schema` as JSON, `formSchema` as a form. */
+export function requestBody(schema: JsonSchema, formSchema: JsonSchema, required: boolean): Operation['requestBody'] {
   const body: Record<string, MediaType> = {};
   for (const type of PARSED_MEDIA_TYPES) body[type] = { schema: type === JSON_TYPE ? schema : formSchema };
   return { required, content: body };

@@ -118,11 +118,37 @@ export interface ActionDocs {
 /** An error an action may answer, by catalogue code; `schema` when the site shapes that one apart, `sample` for its example. */
 export type ErrorEntry = ErrorCode | { code: ErrorCode; schema: JsonSchema; sample?: ApiError };
 
-/** A route outside the sites (health checks, this description): GET and HEAD, no credentials. */
+/** An answer of a route beside the sites: `description` and the headers' texts are keys of the `openapi` catalogue. */
+export interface PlainResponse extends DocumentedResponse {
+  /** What the answer means, when `status.<status>` says too little. */
+  description?: string;
+  /** The headers it always sends, by name (`description`: a key). */
+  headers?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
+}
+
+/**
+ * A route outside the sites (health checks, this description, the browser
+ * session's routes): GET and HEAD without credentials unless it says
+ * otherwise. Texts are keys of the `openapi` catalogue.
+ */
 export interface PlainRouteDocs {
   path: string;
+  /** GET (which answers HEAD too) unless named. */
+  method?: 'post' | 'put';
   summary: string;
-  responses: readonly DocumentedResponse[];
+  description?: string;
+  /** Its group in the description, by key (`service` unless named; the catalogue's texts of the groups hold its name and `<key>_description`). */
+  tag?: string;
+  /** The body it reads as JSON, and as a form (`formBody`, else the same). */
+  requestBody?: JsonSchema;
+  formBody?: JsonSchema;
+  /** Headers it reads; their descriptions are keys. */
+  parameters?: readonly Parameter[];
+  /** The schemes, one of which it needs: names the sites' authenticators describe (`components.securitySchemes`). */
+  security?: readonly string[];
+  responses: readonly PlainResponse[];
+  /** Media types it answers besides JSON, bodies undescribed (`x-also-renders`). */
+  alsoRenders?: readonly string[];
   /** It answers with a trailing slash too (a router that is not strict): the description lists that spelling. */
   slashOptional?: boolean;
 }

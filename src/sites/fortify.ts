@@ -21,6 +21,10 @@ import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { safeNext } from './browser-login.js';
 import { expectsJson, setXsrfCookie } from './token.js';
 
+/** Fortify's paths, at the root. */
+export const FORTIFY_LOGIN_PATH = '/login';
+export const FORTIFY_LOGOUT_PATH = '/logout';
+
 export interface FortifyOptions {
   /** The site whose languages, statuses and bodies these answers take: the token site. */
   site: Site;
@@ -150,7 +154,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
     return target === undefined ? loginPage : `${loginPage}?next=${encodeURIComponent(target)}`;
   }
 
-  router.post('/login', ...options.session, async (req, res, next: NextFunction) => {
+  router.post(FORTIFY_LOGIN_PATH, ...options.session, async (req, res, next: NextFunction) => {
     let back: string | undefined;
     try {
       await enforceCsrf(req, bodyLimit);
@@ -182,7 +186,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
     }
   });
 
-  router.post('/logout', ...options.session, async (req, res) => {
+  router.post(FORTIFY_LOGOUT_PATH, ...options.session, async (req, res) => {
     try {
       // CSRF before authentication, as Laravel's middleware run: a cross-site form may not even log a visitor "out".
       await enforceCsrf(req, bodyLimit);

@@ -105,6 +105,11 @@ export function useTestApp(
   };
 }
 
+/** A cookie jar on `t`'s app whose answers, as `t.http`'s, are recorded for the contract check. */
+export function recordingAgent(t: Pick<TestApp, 'app' | 'responses'>): ReturnType<typeof request.agent> {
+  return request.agent(recordingHandler(t.app, t.responses));
+}
+
 /** A host the app answers to: ALLOWED_HOSTS may leave out the loopback address supertest names. */
 function allowedHost(config: Config): string | undefined {
   return config.allowedHosts.find((pattern) => pattern !== '*')?.replace(/^\./, '');

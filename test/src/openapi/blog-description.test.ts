@@ -32,6 +32,16 @@ describe("the blog's OpenAPI description", () => {
     expect(paths['/api/posts/']?.$ref).toBe('#/paths/~1api~1posts');
   });
 
+  test("describes Laravel Fortify's login, logout and password update, which its token site serves", async () => {
+    const { tags, paths } = await described('en');
+    expect(tags.map((tag) => tag.name)).toContain('Browser session (Laravel Fortify)');
+    expect(Object.keys(paths['/login'] ?? {})).toEqual(['post']);
+    expect(Object.keys(paths['/logout'] ?? {})).toEqual(['post']);
+    expect(Object.keys(paths['/user/password'] ?? {})).toEqual(['put']);
+    const res = await client.anonymous.post('/login').set('Accept', 'application/json').send({ email: 'nobody', password: 'x' });
+    expect(res.status).toBe(419);
+  });
+
   test("shows a page of posts as one page of one post, in the reader's language, in JSON only", async () => {
     for (const [language, title] of [['en', 'Hello, blog'], ['ja', 'こんにちは、ブログ']] as const) {
       const document = await described(language);

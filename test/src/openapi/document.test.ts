@@ -14,8 +14,6 @@ interface Layer {
 
 /** Pages for people, not API routes: the admin, the browser login, the docs page and its files. */
 const PAGES = ['/admin', '/api-auth', '/docs', '/static'];
-/** Fortify's browser-session routes (SPA login and logout, password change): as in Laravel, pages of the session, not of an API. */
-const SESSION_ROUTES = ['/login', '/logout', '/user/password'];
 
 /** Every route path the app's routers really hold, read from Express's own stack, with its mount point. */
 function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; methods: string[] }[] {
@@ -26,7 +24,7 @@ function servedRoutes(app: { router: { stack: Layer[] } }): { path: string; meth
     for (const inner of layer.handle.stack) {
       if (!inner.route) continue;
       const path = `${mount}${inner.route.path}`.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
-      if (!SESSION_ROUTES.includes(path)) routes.push({ path, methods: Object.keys(inner.route.methods) });
+      routes.push({ path, methods: Object.keys(inner.route.methods) });
     }
   }
   return routes;
@@ -95,9 +93,9 @@ describe('the OpenAPI description', () => {
     expect([...new Set(served.map((route) => route.path))].sort()).toEqual([...documented].sort());
   });
 
-  test('lists the root API first, then the token API', async () => {
+  test("lists the root API first, then the token API, Fortify's browser session, and the service's routes", async () => {
     const { tags, paths } = await description();
-    expect(tags.map((tag) => tag.name)).toEqual(['Paginated API', 'Token API', 'Service']);
+    expect(tags.map((tag) => tag.name)).toEqual(['Paginated API', 'Token API', 'Browser session (Laravel Fortify)', 'Service']);
     expect(Object.keys(paths).slice(0, 3)).toEqual(['/', '/comments/', '/comments/{pk}/']);
     expect((await description('ja')).tags[0]?.name).toBe('ページ分割 API');
   });
@@ -136,7 +134,7 @@ describe('the OpenAPI description', () => {
       const concrete = path.replace('{pk}', '1');
       // Routes beside the sites are plain Express routes: another method falls through to the root site's 404,
       // and Express answers their OPTIONS itself. A site's path answers HEAD as its GET, and OPTIONS always.
-      const plain = ['/healthz', '/readyz', '/openapi.json'].includes(path);
+      const plain = ['/healthz', '/readyz', '/openapi.json', '/login', '/logout', '/user/password'].includes(path);
       for (const method of methods.filter((method) => !(plain && method === 'OPTIONS'))) {
         const req = t.http[method === 'DELETE' ? 'delete' : (method.toLowerCase() as 'get')](concrete).set('Accept', 'application/json');
         // Signed in, so that the method is what decides (a token site's request needs a fresh token: logout revokes it).

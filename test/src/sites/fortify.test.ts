@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import { useTestApp, type TestApp } from '../../helpers/app.js';
+import { recordingAgent, useTestApp, type TestApp } from '../../helpers/app.js';
 import { setCookieHeader } from '../../helpers/pages.js';
 
 type Agent = ReturnType<typeof request.agent>;
@@ -15,9 +15,9 @@ function cookie(res: Response, name: string): string | undefined {
   return found ? decodeURIComponent(found.slice(name.length + 1).split(';')[0] ?? '') : undefined;
 }
 
-/** An agent (a cookie jar) that fetched the CSRF cookie, and the token axios would echo. */
-async function spa(t: Pick<TestApp, 'app'>, path = '/sanctum/csrf-cookie'): Promise<{ agent: Agent; xsrf: string }> {
-  const agent = request.agent(t.app);
+/** An agent (a cookie jar) that fetched the CSRF cookie, and the token axios would echo; its answers are checked against the API description. */
+async function spa(t: Pick<TestApp, 'app' | 'responses'>, path = '/sanctum/csrf-cookie'): Promise<{ agent: Agent; xsrf: string }> {
+  const agent = recordingAgent(t);
   const res = await agent.get(path).set(AXIOS);
   expect(res.status).toBe(204);
   const xsrf = cookie(res, 'XSRF-TOKEN');

@@ -1,11 +1,12 @@
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
-import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
+import { apiToken, recordingAgent, useTestApp, type TestApp } from '../../helpers/app.js';
+import { recordingHandler } from '../../helpers/contract.js';
 import { browserLogin, formToken, type Agent } from '../../helpers/pages.js';
 
-/** Logs in through the browser login form; returns the agent holding the session. */
-async function logIn(t: Pick<TestApp, 'app'>, username: string, password = `${username}-password`): Promise<Agent> {
-  return (await browserLogin(t.app, username, password)).agent;
+/** Logs in through the browser login form; returns the agent holding the session, whose answers are checked against the API description. */
+async function logIn(t: Pick<TestApp, 'app' | 'responses'>, username: string, password = `${username}-password`): Promise<Agent> {
+  return (await browserLogin(recordingHandler(t.app, t.responses), username, password)).agent;
 }
 
 /** The CSRF token of the agent's session, from the log-out page's form. */
@@ -108,7 +109,7 @@ describe('PUT /user/password, as Laravel Fortify', () => {
   });
 
   test('a visitor who is not logged in gets 401, Unauthenticated', async () => {
-    const agent = request.agent(t.app);
+    const agent = recordingAgent(t);
     const token = formToken((await agent.get('/api-auth/login/')).text);
     const res = await putPassword(agent, { current_password: 'frank-password', password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD }, token);
     expect(res.status).toBe(401);
