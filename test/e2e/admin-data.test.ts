@@ -1,4 +1,4 @@
-import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,12 +7,11 @@ import { QueryTypes } from 'sequelize';
 import type { Browser, Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
 import { openDatabase } from '../../src/db/database.js';
-import { launchChromium } from '../helpers/browser.js';
+import { createChief, launchChromium } from '../helpers/browser.js';
 import { spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
 
 // A staff member exports a list and reads the audit log, on a fresh `npm start` with its demo data.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
-const MANAGE = path.join(projectRoot, 'dist/src/cli/manage.js');
 
 describe("a staff member with the admin's data", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-admin-data-'));
@@ -29,7 +28,7 @@ describe("a staff member with the admin's data", () => {
     mkdirSync(screenshots, { recursive: true });
     child = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' });
     url = await waitForUrl(child, startTimeout(2));
-    execFileSync(process.execPath, [MANAGE, 'createsuperuser', '--username', 'chief', '--email', 'chief@example.com', '--password', 'chief-admin-pass'], { env });
+    createChief(env);
     browser = await launchChromium();
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     await page.goto(at('admin/login'));

@@ -1,4 +1,4 @@
-import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,12 +6,11 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { request, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { projectRoot } from '../../src/paths.js';
-import { launchChromium } from '../helpers/browser.js';
+import { createChief, launchChromium } from '../helpers/browser.js';
 import { spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
 
 // The admin of a fresh `npm start` on a desktop (1280 × 800) and on a phone (390 × 844), in English and in Japanese.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
-const MANAGE = path.join(projectRoot, 'dist/src/cli/manage.js');
 const WIDE = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -67,7 +66,7 @@ describe('the admin on a desktop and on a phone', () => {
     mkdirSync(screenshots, { recursive: true });
     child = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' });
     url = await waitForUrl(child, startTimeout(2));
-    execFileSync(process.execPath, [MANAGE, 'createsuperuser', '--username', 'chief', '--email', 'chief@example.com', '--password', 'chief-admin-pass'], { env });
+    createChief(env);
     browser = await launchChromium();
   }, 60_000);
 

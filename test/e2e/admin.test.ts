@@ -1,16 +1,15 @@
-import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
-import { launchChromium } from '../helpers/browser.js';
+import { createChief, launchChromium } from '../helpers/browser.js';
 import { spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
 
 // A staff member's visit to the admin of a fresh `npm start`, with a superuser made by `manage createsuperuser`.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
-const MANAGE = path.join(projectRoot, 'dist/src/cli/manage.js');
 
 describe('a staff member in the admin', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-admin-'));
@@ -34,7 +33,7 @@ describe('a staff member in the admin', () => {
     api = await request.newContext({ baseURL: url });
     // The admin answers as soon as the server does: its bundle was built by `npm run build`.
     expect((await api.get('admin/login')).status()).toBe(200);
-    execFileSync(process.execPath, [MANAGE, 'createsuperuser', '--username', 'chief', '--email', 'chief@example.com', '--password', 'chief-admin-pass'], { env });
+    createChief(env);
     browser = await launchChromium();
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     page.on('console', (message) => {

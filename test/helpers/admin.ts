@@ -23,6 +23,12 @@ export async function adminAgent(t: Pick<TestApp, 'app'>, identifier: string, pa
   return agent;
 }
 
+/** Once the admin has loaded: `root` (a superuser) and `staffer` (staff), created with createUser's default passwords, logged in. */
+export async function staffAgents(t: Pick<TestApp, 'app'>): Promise<{ root: Agent; staffer: Agent }> {
+  await t.app.warm();
+  return { root: await adminAgent(t, 'root', 'root-password'), staffer: await adminAgent(t, 'staffer', 'staffer-password') };
+}
+
 /** Submits a record form to an AdminJS API route as its pages do. */
 export function submit(agent: Agent, path: string, fields: Record<string, string>) {
   const req = agent.post(`/admin/api/resources/${path}`).set('Accept-Language', 'en');

@@ -1,4 +1,6 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { projectRoot } from '../../src/paths.js';
 import { chromium, type Browser } from 'playwright-core';
 import { spawnServer, startTimeout, waitForUrl } from './server.js';
 
@@ -11,6 +13,16 @@ export function launchChromium(): Promise<Browser> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
+}
+
+const MANAGE = path.join(projectRoot, 'dist/src/cli/manage.js');
+
+/** The superuser the admin's browser tests log in as. */
+export const CHIEF = { username: 'chief', email: 'chief@example.com', password: 'chief-admin-pass' } as const;
+
+/** Creates CHIEF with `manage createsuperuser`, as an operator would, on the database `env` names. */
+export function createChief(env: Record<string, string>): void {
+  execFileSync(process.execPath, [MANAGE, 'createsuperuser', '--username', CHIEF.username, '--email', CHIEF.email, '--password', CHIEF.password], { env });
 }
 
 /** The built server as `npm start` runs it (demo data loaded) on a database file of its own, at any free port. */

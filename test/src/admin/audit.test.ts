@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
-import { adminAgent, openEditForm, submit, type Agent } from '../../helpers/admin.js';
+import { openEditForm, staffAgents, submit, type Agent } from '../../helpers/admin.js';
 import { WITH_HIDDEN } from '../../../src/registry.js';
 
 const LOAD_TIMEOUT = 60_000;
@@ -40,9 +40,7 @@ describe('the admin audit log', () => {
   let root: Agent;
   let staffer: Agent;
   beforeAll(async () => {
-    await t.app.warm();
-    root = await adminAgent(t, 'root', 'root-password');
-    staffer = await adminAgent(t, 'staffer', 'staffer-password');
+    ({ root, staffer } = await staffAgents(t));
   }, LOAD_TIMEOUT);
 
   const comments = () => t.services.registry.get('Comment').model;

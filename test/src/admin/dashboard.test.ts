@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { useTestApp, type TestApp } from '../../helpers/app.js';
-import { adminAgent, type Agent } from '../../helpers/admin.js';
+import { adminAgent, staffAgents, type Agent } from '../../helpers/admin.js';
 import { DASHBOARD_LATEST, type DashboardData } from '../../../src/admin/dashboard.js';
 
 const LOAD_TIMEOUT = 60_000;
@@ -37,9 +37,7 @@ describe('the admin dashboard', () => {
   let root: Agent;
   let staffer: Agent;
   beforeAll(async () => {
-    await t.app.warm();
-    root = await adminAgent(t, 'root', 'root-password');
-    staffer = await adminAgent(t, 'staffer', 'staffer-password');
+    ({ root, staffer } = await staffAgents(t));
     // Who signed in when, set by hand: the logins above happened within the same second.
     for (const [username, minute] of [['root', 10], ['staffer', 30], ['alice', 20]] as const) {
       const user = await t.services.accounts.findByUsername(username);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
-import { adminAgent, submit, type Agent } from '../../helpers/admin.js';
+import { adminAgent, staffAgents, submit, type Agent } from '../../helpers/admin.js';
 import { formToken } from '../../helpers/pages.js';
 import { WITH_HIDDEN } from '../../../src/registry.js';
 
@@ -32,9 +32,7 @@ describe('the admin resources', () => {
   let root: Agent;
   let staffer: Agent;
   beforeAll(async () => {
-    await t.app.warm();
-    root = await adminAgent(t, 'root', 'root-password');
-    staffer = await adminAgent(t, 'staffer', 'staffer-password');
+    ({ root, staffer } = await staffAgents(t));
   }, LOAD_TIMEOUT);
 
   describe('secrets', () => {
