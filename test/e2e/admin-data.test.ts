@@ -7,15 +7,15 @@ import { QueryTypes } from 'sequelize';
 import type { Browser, Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
 import { openDatabase } from '../../src/db/database.js';
-import { createChief, launchChromium } from '../helpers/browser.js';
-import { spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
+import { createChief, launchChromium, startDemoServer } from '../helpers/browser.js';
 
 // A staff member exports a list and reads the audit log, on a fresh `npm start` with its demo data.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
 
 describe("a staff member with the admin's data", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-admin-data-'));
-  const databaseUrl = `sqlite:${path.join(dir, 'db.sqlite3')}`;
+  const database = path.join(dir, 'db.sqlite3');
+  const databaseUrl = `sqlite:${database}`;
   const env = { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, PASSWORD_HASH_ITERATIONS: '1000' };
   let child: ChildProcessWithoutNullStreams;
   let url = '';
@@ -26,8 +26,7 @@ describe("a staff member with the admin's data", () => {
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    child = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' });
-    url = await waitForUrl(child, startTimeout(2));
+    ({ child, url } = await startDemoServer(database));
     createChief(env);
     browser = await launchChromium();
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 }, acceptDownloads: true });

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { request, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { projectRoot } from '../../src/paths.js';
-import { createChief, launchChromium } from '../helpers/browser.js';
-import { spawnServer, startTimeout, waitForUrl } from '../helpers/server.js';
+import { createChief, launchChromium, startDemoServer } from '../helpers/browser.js';
 
 // The admin of a fresh `npm start` on a desktop (1280 × 800) and on a phone (390 × 844), in English and in Japanese.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
@@ -64,8 +63,7 @@ describe('the admin on a desktop and on a phone', () => {
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    child = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1' });
-    url = await waitForUrl(child, startTimeout(2));
+    ({ child, url } = await startDemoServer(database));
     createChief(env);
     browser = await launchChromium();
   }, 60_000);
