@@ -146,13 +146,18 @@ export function userModelOf(resource: BoundResource): UserModelContract {
   return contract;
 }
 
-/** How a row is named for people: its first non-empty display column ('' if none); `value` reads a column. */
-export function displayNameOf(resource: BoundResource, value: (field: string) => unknown): string {
-  for (const name of resource.displayFields) {
+/** The first of `fields` with a value, as text ('' if none); `value` reads a column. */
+export function firstNamed(fields: readonly string[], value: (field: string) => unknown): string {
+  for (const name of fields) {
     const found = value(name);
     if (found !== null && found !== undefined && found !== '') return String(found);
   }
   return '';
+}
+
+/** How a row is named for people: its first non-empty display column ('' if none); `value` reads a column. */
+export function displayNameOf(resource: BoundResource, value: (field: string) => unknown): string {
+  return firstNamed(resource.displayFields, value);
 }
 
 export function displayName(resource: BoundResource, row: StoredRecord): string {

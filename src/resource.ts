@@ -140,6 +140,9 @@ export interface AbilityDeclaration {
 /** What staff may do with a resource in the admin site. */
 export type AdminAction = 'list' | 'show' | 'new' | 'edit' | 'delete';
 
+/** The admin actions of a resource that declares none: all five. */
+export const ALL_ADMIN_ACTIONS: readonly AdminAction[] = ['list', 'show', 'new', 'edit', 'delete'];
+
 /** How the admin site shows a resource; every declared resource has an admin page, these only narrow it. */
 export interface AdminExposure {
   /** Default: all five. */

@@ -3,8 +3,9 @@ import { Op, type Order } from 'sequelize';
 import { currentLanguage } from './locale.js';
 import { ADMIN_PATH } from './mount.js';
 import { resourceNames } from './names.js';
-import { userModelOf, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
-import type { AdminAction } from '../resource.js';
+import { firstNamed, userModelOf, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
+import { countRows } from '../pagination/rows.js';
 
 /** Rows of each resource, and sign-ins, the dashboard shows. */
 export const DASHBOARD_LATEST = 5;
@@ -37,9 +38,8 @@ export interface DashboardData {
   logins: (DashboardRow & { username: string })[];
 }
 
-/** The declared admin actions; undeclared, all of them, as index.ts reads them. */
 function actionsOf(resource: BoundResource): readonly AdminAction[] {
-  return resource.declaration.admin?.actions ?? ['list', 'show', 'new', 'edit', 'delete'];
+  return resource.declaration.admin?.actions ?? ALL_ADMIN_ACTIONS;
 }
 
 /**
@@ -65,9 +65,9 @@ function showHref(resource: BoundResource, id: string): string | null {
 
 function dashboardRow(resource: BoundResource, row: Row, fields: readonly string[], time: string | null): DashboardRow {
   const id = String(row.get('id'));
-  // The first of the naming columns with a value, as a display name is chosen (registry.ts).
-  const title = fields.map((field) => row.get(field)).find((value) => value !== null && value !== undefined && value !== '');
-  return { id, title: title === undefined ? `#${id}` : String(title), href: showHref(resource, id), at: time ? isoTime(row.get(time)) : null };
+  // The first of the naming columns with a value, as a display name is chosen.
+  const title = firstNamed(fields, (field) => row.get(field));
+  return { id, title: title === '' ? `#${id}` : title, href: showHref(resource, id), at: time ? isoTime(row.get(time)) : null };
 }
 
 async function latestRows(resource: BoundResource): Promise<DashboardRow[]> {
@@ -99,7 +99,8 @@ export async function dashboardData(registry: ResourceRegistry): Promise<Dashboa
   const resources = await Promise.all(
     registry.all().map(async (resource): Promise<DashboardResource> => {
       const id = resource.declaration.table;
-      const [count, latest] = await Promise.all([resource.model.count(), latestRows(resource)]);
+      // The kept count where the table has a counter, as an unfiltered page reads it.
+      const [count, latest] = await Promise.all([countRows(resource.model, undefined), latestRows(resource)]);
       const href = actionsOf(resource).includes('list') ? `${ADMIN_PATH}/resources/${id}` : null;
       return { id, ...resourceNames(language, resource), count, href, latest };
     }),

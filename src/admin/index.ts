@@ -2,7 +2,7 @@ import './env.js';
 import AdminJS, { type ActionContext, type ActionRequest, type ResourceOptions, type ResourceWithOptions } from 'adminjs';
 import { translator } from '../i18n.js';
 import type { BoundResource, ResourceRegistry } from '../registry.js';
-import type { AdminAction } from '../resource.js';
+import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
 import type { Accounts } from '../auth/accounts.js';
 import type { Router } from 'express';
 import type { Services } from '../services.js';
@@ -18,7 +18,6 @@ import { staffOf } from './staff.js';
 import { auditResource, exportAction, withDataTexts } from './data.js';
 import { EXPORT_ACTION } from './export.js';
 
-const ALL_ACTIONS: readonly AdminAction[] = ['list', 'show', 'new', 'edit', 'delete'];
 const DEFAULT_LIST_COLUMNS = 6;
 const SEARCH_RESULTS = 50;
 
@@ -45,7 +44,7 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
   const visible = visibleFields(resource.bound);
   const writable = visible.filter((name) => isAdminWritable(declaration.fields[name]!));
   const extra = policy ? policy.properties().map((property) => property.path()) : [];
-  const allowed = exposure.actions ?? ALL_ACTIONS;
+  const allowed = exposure.actions ?? ALL_ADMIN_ACTIONS;
   const action = (name: AdminAction) => ({ isAccessible: accessible(name, allowed, policy) });
   return {
     id: resource.id(),
