@@ -38,7 +38,7 @@ export function siteMounts(services: Services): SiteMount[] {
     mounts.push({ site: token, path: token.mountPath, routes: tokenRoutes(token, routeServices) });
     // Where Laravel Sanctum really serves it, besides the `/api` path the document lists.
     mounts.push({ site: token, path: '/sanctum', routes: [{ path: '/csrf-cookie', endpoint: csrfCookieEndpoint(config) }] });
-    elsewhere.push(...listLinks(registry, token.name, token.mountPath, false, `${token.mountPath.slice(1)}/`));
+    elsewhere.push(...listLinks(registry, token, `${token.mountPath.slice(1)}/`));
   }
   elsewhere.push({ name: DOCS_PATH.slice(1), path: DOCS_PATH }, { name: ADMIN_PATH.slice(1), path: ADMIN_PATH });
   const paginated = paginatedSite(config, accounts, throttles, tokens);

@@ -5,6 +5,8 @@
  * It shows no row, so it asks for no credentials.
  */
 import { requestUrl } from '../context.js';
+import type { Site } from '../contracts.js';
+import { describedPath } from '../openapi/document.js';
 import type { ResourceRegistry } from '../registry.js';
 import type { Endpoint } from '../views.js';
 
@@ -15,15 +17,15 @@ export interface RootLink {
 }
 
 /**
- * The lists a site serves under its mount point, keyed by their path (with
- * `prefix` before it, to tell another site's list from the site's own).
+ * The lists a site serves under its mount point, in the spelling its paths
+ * are documented in, keyed by their path (with `prefix` before it, to tell
+ * another site's list from the site's own).
  */
-export function listLinks(registry: ResourceRegistry, siteName: string, mountPath: string, trailingSlash: boolean, prefix = ''): RootLink[] {
-  const base = mountPath === '/' ? '' : mountPath;
+export function listLinks(registry: ResourceRegistry, site: Site, prefix = ''): RootLink[] {
   return registry
-    .exposedOn(siteName)
+    .exposedOn(site.name)
     .filter(({ exposure }) => exposure.actions.includes('list'))
-    .map(({ exposure }) => ({ name: `${prefix}${exposure.path}`, path: `${base}/${exposure.path}${trailingSlash ? '/' : ''}` }));
+    .map(({ exposure }) => ({ name: `${prefix}${exposure.path}`, path: describedPath(site.mountPath, `/${exposure.path}`, site.docs.trailingSlash) }));
 }
 
 /** Where the description's examples are served from. */

@@ -115,6 +115,6 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
 
 /** The API root, with the site's own lists first and then `elsewhere` (other sites' lists, the description, the admin). */
 export function paginatedRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number, elsewhere: readonly RootLink[] = []): Route[] {
-  const links = [...listLinks(registry, site.name, site.mountPath, true), ...elsewhere];
+  const links = [...listLinks(registry, site), ...elsewhere];
   return [{ path: '/', endpoint: apiRootEndpoint(links) }, ...resourceRoutes(site, registry, bodyLimit)];
 }

@@ -193,6 +193,6 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
 
 /** The site's root (its lists), logging in and out, the caller's own tokens, then every resource the site exposes. */
 export function tokenRoutes(site: Site, services: TokenRouteServices): Route[] {
-  const root = { path: '/', endpoint: apiRootEndpoint(listLinks(services.registry, site.name, site.mountPath, false)) };
+  const root = { path: '/', endpoint: apiRootEndpoint(listLinks(services.registry, site)) };
   return [root, ...sessionRoutes(site, services), ...ownTokenRoutes(site, services), ...resourceRoutes(site, services.registry, services.bodyLimit)];
 }
