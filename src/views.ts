@@ -188,9 +188,10 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     const page = (response.renderer ?? ctx.renderer).mediaType === 'text/html';
     const name = page ? endpoint.name(ctx) : '';
     const parentName = page ? endpoint.parentName?.(ctx) : undefined;
-    const query = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? endpoint.viewset?.queryForm(ctx) : undefined;
+    const listPage = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list';
+    const query = listPage ? endpoint.viewset?.queryForm(ctx) : undefined;
     const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
-    const rowLink = html && req.method === 'GET' && endpoint.methods.GET?.action === 'list' ? listRowLink(ctx, endpoint) : undefined;
+    const rowLink = listPage ? listRowLink(ctx, endpoint) : undefined;
     const view = { name, parentName, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version, rowLink };
     await send(ctx, response, view, logger);
   };

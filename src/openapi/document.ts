@@ -91,6 +91,11 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
   };
   const schemes: Record<string, SecurityScheme> = document.components.securitySchemes;
   const ids = new Set<string>();
+  const claimed = (operation: Operation): Operation => {
+    if (ids.has(operation.operationId)) throw new Error(`two operations would be named ${operation.operationId}`);
+    ids.add(operation.operationId);
+    return operation;
+  };
   const aliases = new Map<string, string>();
   for (const { site, path: mountPath, routes } of rootFirst(mounts)) {
     const texts = { t: translator(language, ['openapi', ...site.namespaces]), example: translator(language, site.namespaces) };
@@ -101,10 +106,7 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
       const documented = describedPath(mountPath, routePath, site.docs.trailingSlash);
       const item: PathItem = (document.paths[documented] ??= {});
       for (const method of allowedMethods(endpoint).filter(described)) {
-        const operation = describeOperation({ site, path: documented, tag }, endpoint, method, texts);
-        if (ids.has(operation.operationId)) throw new Error(`two operations would be named ${operation.operationId}`);
-        ids.add(operation.operationId);
-        item[method.toLowerCase() as OperationKey] = operation;
+        item[method.toLowerCase() as OperationKey] = claimed(describeOperation({ site, path: documented, tag }, endpoint, method, texts));
       }
       const alias = otherSpelling(documented);
       if (alias !== undefined) aliases.set(alias, documented);
@@ -116,9 +118,7 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
     return name;
   };
   for (const route of plainRoutes) {
-    const operation = plainOperation(route, t, tagged(route.tag ?? 'service'), schemes);
-    if (ids.has(operation.operationId)) throw new Error(`two operations would be named ${operation.operationId}`);
-    ids.add(operation.operationId);
+    const operation = claimed(plainOperation(route, t, tagged(route.tag ?? 'service'), schemes));
     document.paths[route.path] = { ...document.paths[route.path], [route.method ?? 'get']: operation };
     if (route.slashOptional) aliases.set(`${route.path}/`, route.path);
   }
