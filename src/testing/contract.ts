@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { METADATA_SCHEMA } from '../openapi/document.js';
 
 /** One answer as the client saw it: for checking it against the OpenAPI description. */
 export interface RecordedResponse {
@@ -64,8 +65,6 @@ interface DescribedResponse {
   content?: Record<string, { schema: object }>;
 }
 
-/** The schema every OPTIONS answer's body has (see src/openapi/document.ts). */
-const METADATA_SCHEMA = 'Metadata';
 
 /** A JSON Schema 2020-12 validator with the formats the description uses. */
 export function schemaValidator(): Ajv2020 {
@@ -164,7 +163,7 @@ export function contractProblems(description: Description, responses: readonly R
       if (required && answer.headers && !sent.has(header.toLowerCase())) problems.add(`${where}: no ${header} header`);
     }
     if (answer.body.length === 0) continue;
-    const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+    const mediaType = mediaTypeOf(answer);
     const content = documented.content?.[mediaType];
     if (!content) {
       if (!operation['x-also-renders']?.includes(mediaType)) problems.add(`${where}: ${mediaType || 'a body'} not described`);
@@ -175,6 +174,11 @@ export function contractProblems(description: Description, responses: readonly R
     if (problem) problems.add(`${where}: ${problem}`);
   }
   return [...problems];
+}
+
+/** An answer's media type, without its parameters ('' without a Content-Type). */
+function mediaTypeOf(answer: RecordedResponse): string {
+  return answer.contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 /** What is wrong with a JSON answer's body for `schema`, if anything. */
@@ -198,7 +202,7 @@ function jsonProblem(answer: RecordedResponse, schema: object): string | undefin
 function optionsProblem(description: Description, answer: RecordedResponse, where: string, problems: Set<string>): void {
   if (undescribedMethodAnswer({ ...answer, method: 'GET' })) return;
   const metadata = description.components?.schemas?.[METADATA_SCHEMA];
-  const json = answer.contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+  const json = mediaTypeOf(answer) === 'application/json';
   if (answer.status !== 200) problems.add(`${where}: status not described for OPTIONS`);
   else if (json && metadata && answer.body.length > 0) {
     const problem = jsonProblem(answer, metadata);
