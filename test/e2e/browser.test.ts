@@ -21,9 +21,14 @@ describe('a person in a browser', () => {
   /** What the browser refused to run or load because of the Content-Security-Policy. */
   const refusedByPolicy: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
-  /** The response shown on the page once it includes `text` (a form's answer replaces the page asynchronously). */
+  /**
+   * The response shown on the page once it includes `text` (a form's answer replaces the page asynchronously).
+   * A locator waits from Playwright's own world: a polled `waitForFunction` runs `eval` in the page, which the
+   * page's Content-Security-Policy rightly refuses.
+   */
   const response = async (text: string): Promise<string> => {
-    await page.waitForFunction(`document.querySelector('pre')?.textContent?.includes(${JSON.stringify(text)}) ?? false`);
+    const exactly = new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    await page.locator('pre', { hasText: exactly }).waitFor();
     return page.locator('pre').innerText();
   };
 
