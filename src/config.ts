@@ -173,6 +173,11 @@ function allowedHosts(env: Env, host: string): string[] {
   return [...new Set(patterns.filter((pattern) => pattern !== undefined))];
 }
 
+/** Whether an empty database gets the demo data at start: in development, unless DEMO_DATA=0. */
+export function seedsDemoData(config: Pick<Config, 'environment' | 'demoData'>): boolean {
+  return config.environment === 'development' && config.demoData;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const expiration = text(env, 'TOKEN_EXPIRATION_MINUTES');
   const environment = text(env, 'NODE_ENV') ?? 'development';

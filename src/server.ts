@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { adminPreload, skipAdminBundler } from './admin/mount.js';
-import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
+import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, seedsDemoData, type Config } from './config.js';
 import type { Translate } from './i18n.js';
 import { runPrimary } from './cluster.js';
 import { createLogger } from './logger.js';
@@ -59,7 +59,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = await createServices(config, { migrate: prepare });
   let demo: SeedOutcome | null = null;
   try {
-    if (prepare) demo = await (await import('./db/seeder.js')).seedEmptyDevelopmentDatabase(services);
+    // The seeder (and the loaders it brings) only where demo data may be wanted.
+    if (prepare && seedsDemoData(config)) demo = await (await import('./db/seeder.js')).seedEmptyDevelopmentDatabase(services);
   } catch (error) {
     await services.close();
     throw error;

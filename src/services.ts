@@ -5,7 +5,7 @@ import { AccessTokens } from './auth/tokens.js';
 import { createSessionStore, type SessionStore } from './auth/sessions.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
-import { migrate } from './db/migrator.js';
+import { hasPendingMigrations } from './db/migration-files.js';
 import { describeMissing, missingQueryIndexes } from './db/query-indexes.js';
 import { useApplicationLocales } from './i18n.js';
 import { createLogger, type Logger } from './logger.js';
@@ -62,8 +62,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   useApplicationLocales(application.locales);
   const sequelize = openDatabase(config.databaseUrl);
   try {
-    if (options.migrate ?? true) {
-      const applied = await migrate(sequelize, options.migrationDirs ?? [application.migrations]);
+    const migrationDirs = options.migrationDirs ?? [application.migrations];
+    // The runner (umzug) is loaded only when there is something to run.
+    if ((options.migrate ?? true) && (await hasPendingMigrations(sequelize, migrationDirs))) {
+      const { migrate } = await import('./db/migrator.js');
+      const applied = await migrate(sequelize, migrationDirs);
       if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     }
     const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations(application.resources)));

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import ipaddr from 'ipaddr.js';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config, Rate } from './config.js';
 import { ApiError } from './errors.js';
@@ -205,7 +206,9 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /** A Redis connection that fails fast, so that a limiter falls back to its in-memory insurance. */
 function redisClient(url: string, logger: Logger): Redis {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
+  // Required only with REDIS_URL set: a process counting in its own memory never loads the client.
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const client = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
   let reported = false;
   client.on('error', (error: Error) => {
     if (reported) return;

@@ -5,17 +5,24 @@
  * wherever a password is set (the CLI, the admin, a password change); each
  * broken rule is one field error, all of them at once.
  */
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
+import type { dictionary as Dictionaries } from '@zxcvbn-ts/language-common';
 import type { FieldErrorCode } from '../errors.js';
 
 export const MINIMUM_LENGTH = 8;
 /** Django's UserAttributeSimilarityValidator default. */
 const MAX_SIMILARITY = 0.7;
 
-/** About 49,000 passwords seen most in breaches (zxcvbn-ts's list), compared in lower case. */
+/**
+ * About 49,000 passwords seen most in breaches (zxcvbn-ts's list), compared in lower case. Loaded when a
+ * password is first checked: a serving process that never sets one keeps its several megabytes free.
+ */
 let common: ReadonlySet<string> | undefined;
 function commonPasswords(): ReadonlySet<string> {
-  common ??= new Set(dictionary['passwords-common'].map((password) => password.toLowerCase()));
+  if (!common) {
+    const { dictionary } = createRequire(import.meta.url)('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionaries };
+    common = new Set(dictionary['passwords-common'].map((password) => password.toLowerCase()));
+  }
   return common;
 }
 

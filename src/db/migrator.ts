@@ -1,9 +1,9 @@
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrationFn } from 'umzug';
 import { migrationsDir } from '../paths.js';
+import { MIGRATIONS_TABLE, migrationFiles, migrationName } from './migration-files.js';
 
 export type Migration = MigrationFn<QueryInterface>;
 
@@ -12,20 +12,13 @@ interface MigrationModule {
   down?: Migration;
 }
 
-/** Source files in tests, compiled ones under dist/: whichever this tree holds. */
-function migrationFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts'))
-    .sort();
-}
-
 export function createMigrator(sequelize: Sequelize, dirs: readonly string[] = [migrationsDir]): Umzug<QueryInterface> {
   const migrations = dirs.flatMap((dir) =>
     migrationFiles(dir).map((file) => {
       const fullPath = path.join(dir, file);
       const load = async (): Promise<MigrationModule> => import(pathToFileURL(fullPath).href) as Promise<MigrationModule>;
       return {
-        name: file.replace(/\.(js|ts)$/, ''),
+        name: migrationName(file),
         path: fullPath,
         up: async ({ context }: { context: QueryInterface }) => (await load()).up({ name: file, path: fullPath, context }),
         down: async ({ context }: { context: QueryInterface }) => {
@@ -38,7 +31,7 @@ export function createMigrator(sequelize: Sequelize, dirs: readonly string[] = [
   return new Umzug({
     migrations,
     context: sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
+    storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
     logger: undefined,
   });
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
+import { seedsDemoData } from '../config.js';
 import type { Services } from '../services.js';
 import { loadUserFiles, type FileReport } from '../userdata/loader.js';
 
@@ -122,7 +123,7 @@ export async function seed(services: Services, options: SeedOptions = {}): Promi
  * (production or test, DEMO_DATA=false, any row in any table, seeders run before).
  */
 export async function seedEmptyDevelopmentDatabase(services: Services, options: SeedOptions = {}): Promise<SeedOutcome | null> {
-  if (services.config.environment !== 'development' || !services.config.demoData) return null;
+  if (!seedsDemoData(services.config)) return null;
   for (const resource of services.registry.all()) {
     if ((await resource.model.count()) > 0) return null;
   }
