@@ -32,7 +32,7 @@ export interface ServerProcess {
 }
 
 /** Node's flags as `npm start` runs the server (package.json): a young generation of 4 MB semi-spaces, not V8's 16. */
-const SERVER_NODE_FLAGS = ['--max-semi-space-size=4'];
+const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=25'];
 
 /** A free TCP port on 127.0.0.1, for the server to take a moment later (so that it can be polled from the spawn on). */
 export function freePort(): Promise<number> {
