@@ -108,18 +108,24 @@ function asker(ctx: RequestContext): string {
   return user ? `${user.id}:${user.isStaff ? 'staff' : ''}:${user.isSuperuser ? 'superuser' : ''}` : '-';
 }
 
+/** A page's tag, and the counts of its tables read with their versions (the page's own count need not be read again). */
+export interface PageTag {
+  tag: string;
+  counts: ReadonlyMap<string, number>;
+}
+
 /**
  * The weak tag of a page of `tables` as this request asks it, or null when a
  * table keeps no version (a database not yet migrated to versions): the
  * page is then read and tagged by its bytes, as any other answer.
  */
-export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, tables: readonly string[]): Promise<string | null> {
-  const versions = await rowCounts(registry.sequelize).versions(tables);
-  if (versions === null) return null;
+export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, tables: readonly string[]): Promise<PageTag | null> {
+  const kept = await rowCounts(registry.sequelize).versions(tables);
+  if (kept === null) return null;
   const { renderer, req } = ctx;
   const parts = [
     buildFingerprint(registry),
-    versions,
+    kept.versions,
     ctx.site.name,
     requestUrl(req).toString(),
     `${renderer.format}:${renderer.contentType}`,
@@ -130,5 +136,5 @@ export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, t
     // The site's time zone, as its timestamps show it.
     ctx.site.formatTimestamp(new Date(0)),
   ];
-  return `W/"${createHash('sha1').update(parts.join('\n')).digest('base64url')}"`;
+  return { tag: `W/"${createHash('sha1').update(parts.join('\n')).digest('base64url')}"`, counts: kept.counts };
 }

@@ -18,7 +18,7 @@ import { RelationPlans } from './relations/plans.js';
 import { RowWriter } from './writes.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from './db/compiled.js';
 import { entityTag, ifMatchHolds, noneMatch } from './conditional.js';
-import { pageTag, tablesRead } from './page-tags.js';
+import { pageTag, tablesRead, type PageTag } from './page-tags.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 
@@ -213,15 +213,16 @@ export class ModelViewSet {
     const serializer = this.serializerFor(request.expand);
     const paginator = this.paginatorFor(ctx);
     // Before anything is read: a write after it only makes the tag older than the page.
-    const tag = paginator || !ctx.renderer.renderStream ? await this.pageTag(ctx, serializer, request.expand) : null;
-    if (tag && noneMatch(ctx.req.headers['if-none-match'], tag)) return notModified(tag);
-    const headers = tag ? { ETag: tag } : undefined;
+    const kept = paginator || !ctx.renderer.renderStream ? await this.pageTag(ctx, serializer, request.expand) : null;
+    if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
+    const headers = kept ? { ETag: kept.tag } : undefined;
     const query = await this.queryOptions(ctx, request, serializer);
     const shown = (item: Item): Item => selected(item, request);
     const represent = async (rows: readonly (Row | StoredRow)[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
     if (paginator) {
       const { model, declaration } = this.resource;
-      return { status: 200, data: await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure }), headers };
+      const keptCount = kept?.counts.get(declaration.table);
+      return { status: 200, data: await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount }), headers };
     }
     if (!ctx.renderer.renderStream) {
       const rows = await this.resource.model.findAll(query);
@@ -259,7 +260,7 @@ export class ModelViewSet {
    * read (page-tags.ts); null where a table keeps none, and for pages shown
    * as HTML, which carry no validator (they also show who is logged in).
    */
-  private async pageTag(ctx: RequestContext, serializer: Serializer, expand: readonly string[]): Promise<string | null> {
+  private async pageTag(ctx: RequestContext, serializer: Serializer, expand: readonly string[]): Promise<PageTag | null> {
     if (ctx.renderer.mediaType === 'text/html') return null;
     const plan = this.relations.planFor(serializer, expand);
     let tables = this.tablesOfPlans.get(plan);

@@ -144,6 +144,12 @@ async function setVersioned(db: QueryInterface, table: string, versioned: boolea
 /** How long a table found without a counter is not asked again: a migration may give it one meanwhile. */
 const ABSENT_FOR_MS = 60_000;
 
+/** Tables' versions as one text, and their counts as of the same moment. */
+export interface KeptVersions {
+  versions: string;
+  counts: ReadonlyMap<string, number>;
+}
+
 /** The kept counts of one database, and which tables have none. */
 export class RowCounts {
   private readonly absentUntil = new Map<string, number>();
@@ -160,27 +166,30 @@ export class RowCounts {
   }
 
   /**
-   * The kept versions of `tables`, one text naming them all, read in one
-   * statement (so all as of one moment); null when any of them has none: a
-   * table without a counter, a counter made before versions, or a database
-   * whose `row_counts` has no version column yet.
+   * The kept versions of `tables`, one text naming them all, and their counts,
+   * read in one statement (so all as of one moment); null when any of them
+   * has none: a table without a counter, a counter made before versions, or
+   * a database whose `row_counts` has no version column yet.
    */
-  async versions(tables: readonly string[]): Promise<string | null> {
+  async versions(tables: readonly string[]): Promise<KeptVersions | null> {
     if (this.versionsAbsentUntil > Date.now()) return null;
     let rows: Record<string, unknown>[];
     try {
       const compile = (_quote: unknown, placeholder: (position: number) => string): string =>
-        `SELECT table_name, version FROM ${TABLE} WHERE table_name IN (${tables.map((_table, index) => placeholder(index + 1)).join(', ')})`;
+        `SELECT table_name, row_count, version FROM ${TABLE} WHERE table_name IN (${tables.map((_table, index) => placeholder(index + 1)).join(', ')})`;
       rows = await compiledReads(this.sequelize).rows(`row-versions:${tables.length}`, compile, tables);
     } catch {
       // No row_counts table, or one without its version column: no migration made them yet.
       this.versionsAbsentUntil = Date.now() + ABSENT_FOR_MS;
       return null;
     }
-    const kept = new Map(rows.map((row) => [String(row.table_name), row.version]));
-    const versions = tables.map((table) => kept.get(table));
+    const kept = new Map(rows.map((row) => [String(row.table_name), row]));
+    const versions = tables.map((table) => kept.get(table)?.version);
     if (versions.some((version) => version === null || version === undefined)) return null;
-    return tables.map((table, index) => `${table}:${String(versions[index])}`).join(',');
+    return {
+      versions: tables.map((table, index) => `${table}:${String(versions[index])}`).join(','),
+      counts: new Map(rows.map((row) => [String(row.table_name), Number(row.row_count)])),
+    };
   }
 
   private async read(table: string): Promise<number | null> {

@@ -94,7 +94,7 @@ describe("the comment service's table versions (0007)", () => {
     const sequelize = await database();
     const { migrations } = applicationAt('.');
     const tables = async (): Promise<Schema['tables']> => (await introspectSchema(sequelize)).tables;
-    const versions = (): Promise<string | null> => rowCounts(sequelize).versions(['comments', 'users']);
+    const versions = async (): Promise<string | null> => (await rowCounts(sequelize).versions(['comments', 'users']))?.versions ?? null;
     const count = async (table: string): Promise<number | null> => rowCounts(sequelize).count(table);
     const at = "'2026-01-01 00:00:00'";
     await migrateTo(sequelize, [migrations], { kind: 'named', prefix: '0006' });
