@@ -2,8 +2,9 @@
  * Conditional requests (RFC 9110 §13): entity tags for answers, and the
  * `If-None-Match` and `If-Match` comparisons. A row's tag is made from its
  * stored values (id, updated_at and every other column read, joined names
- * included), so it is known before the body is built; any other answer's
- * tag is the hash of its bytes.
+ * included), so it is known before the body is built; a list page's is
+ * made from its tables' kept versions before it is read (page-tags.ts); any
+ * other answer's tag is the hash of its bytes.
  */
 import { createHash } from 'node:crypto';
 

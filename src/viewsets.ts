@@ -13,11 +13,12 @@ import { requestData } from './parsers.js';
 import { parsePk } from './pk.js';
 import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
 import type { BoundResource, ResourceRegistry, Row } from './registry.js';
-import { attachRelations, isEmptyPlan, storedValues, type StoredRow } from './relations/loader.js';
+import { attachRelations, isEmptyPlan, storedValues, type LoadPlan, type StoredRow } from './relations/loader.js';
 import { RelationPlans } from './relations/plans.js';
 import { RowWriter } from './writes.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from './db/compiled.js';
 import { entityTag, ifMatchHolds, noneMatch } from './conditional.js';
+import { pageTag, tablesRead, type PageTag } from './page-tags.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 
@@ -79,6 +80,8 @@ export class ModelViewSet {
   readonly writer: RowWriter;
   /** The compiled read of one row per serializer a retrieve uses. */
   private readonly storedReads = new Map<Serializer, StoredRead>();
+  /** The tables a list read with each relation plan reads, for its page tags. */
+  private readonly tablesOfPlans = new WeakMap<LoadPlan, string[]>();
 
   constructor(
     readonly site: Site,
@@ -208,17 +211,22 @@ export class ModelViewSet {
   async list(ctx: RequestContext): Promise<SiteResponse> {
     const request = this.site.querying.listRequest(ctx, this.listQuery);
     const serializer = this.serializerFor(request.expand);
+    const paginator = this.paginatorFor(ctx);
+    // Before anything is read: a write after it only makes the tag older than the page.
+    const kept = paginator || !ctx.renderer.renderStream ? await this.pageTag(ctx, serializer, request.expand) : null;
+    if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
+    const headers = kept ? { ETag: kept.tag } : undefined;
     const query = await this.queryOptions(ctx, request, serializer);
     const shown = (item: Item): Item => selected(item, request);
     const represent = async (rows: readonly (Row | StoredRow)[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
-    const paginator = this.paginatorFor(ctx);
     if (paginator) {
       const { model, declaration } = this.resource;
-      return { status: 200, data: await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure }) };
+      const keptCount = kept?.counts.get(declaration.table);
+      return { status: 200, data: await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount }), headers };
     }
     if (!ctx.renderer.renderStream) {
       const rows = await this.resource.model.findAll(query);
-      return { status: 200, data: this.site.listBody(ctx, this.exposure, await represent(rows)) };
+      return { status: 200, data: this.site.listBody(ctx, this.exposure, await represent(rows)), headers };
     }
     const keyset = canContinueAfter(this.resource.declaration.fields, query.order);
     const batches = readInBatches({ model: this.resource.model, fields: this.resource.declaration.fields, query, keyset });
@@ -245,6 +253,22 @@ export class ModelViewSet {
     const tag = early ?? entityTag(JSON.stringify(shown));
     if (noneMatch(ctx.req.headers['if-none-match'], tag)) return notModified(tag);
     return { status: 200, data: this.site.itemBody(ctx, this.exposure, shown), headers: { ETag: tag }, version: tag };
+  }
+
+  /**
+   * A list page's tag from the versions of the tables it reads, before it is
+   * read (page-tags.ts); null where a table keeps none, and for pages shown
+   * as HTML, which carry no validator (they also show who is logged in).
+   */
+  private async pageTag(ctx: RequestContext, serializer: Serializer, expand: readonly string[]): Promise<PageTag | null> {
+    if (ctx.renderer.mediaType === 'text/html') return null;
+    const plan = this.relations.planFor(serializer, expand);
+    let tables = this.tablesOfPlans.get(plan);
+    if (!tables) {
+      tables = tablesRead(this.resource, serializer, plan);
+      this.tablesOfPlans.set(plan, tables);
+    }
+    return pageTag(ctx, this.options.registry, tables);
   }
 
   /**

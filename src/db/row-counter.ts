@@ -5,13 +5,18 @@
  * no count) and 15 ms on SQLite. Triggers keep `row_counts` exact instead
  * (statement triggers on PostgreSQL, row triggers on SQLite); a page asked
  * with no filter reads its count there.
+ *
+ * The same triggers bump the table's `version` on every insert, update,
+ * delete and truncate: a page whose tables' versions are those of an ETag
+ * the client holds is unchanged, and is answered 304 without being read.
  */
-import type { QueryInterface, Sequelize, Transaction } from 'sequelize';
+import { randomInt } from 'node:crypto';
+import { QueryTypes, type QueryInterface, type Sequelize, type Transaction } from 'sequelize';
 import { compiledReads } from './compiled.js';
 import { perDatabase } from './per-database.js';
 
 const TABLE = 'row_counts';
-const EVENTS = ['insert', 'delete', 'truncate'] as const;
+const EVENTS = ['insert', 'update', 'delete', 'truncate'] as const;
 type CountedEvent = (typeof EVENTS)[number];
 
 const routine = (table: string, event: string): string => `${TABLE}_${table}_${event}`;
@@ -22,9 +27,24 @@ const CHANGES: Readonly<Record<'postgres' | 'sqlite', Partial<Record<CountedEven
   sqlite: { insert: 'row_count + 1', delete: 'row_count - 1' },
 };
 
-function counting(db: QueryInterface, table: string, event: CountedEvent, change: string): string[] {
+/**
+ * Where a version starts: anywhere in 2^47, so that a counter made again
+ * (a migration undone and redone, a SQLite table remade) does not count
+ * through the versions of the one before and give an old tag to new rows.
+ */
+const versionStart = (): number => randomInt(2 ** 47);
+
+/** What an event sets in its table's row of `row_counts`, or null when the event changes nothing kept. */
+function assignments(event: CountedEvent, postgres: boolean, versioned: boolean): string | null {
+  if (!postgres && event === 'truncate') return null;
+  const count = CHANGES[postgres ? 'postgres' : 'sqlite'][event];
+  const set = [...(count ? [`row_count = ${count}`] : []), ...(versioned ? ['version = version + 1'] : [])];
+  return set.length > 0 ? set.join(', ') : null;
+}
+
+function trigger(db: QueryInterface, table: string, event: CountedEvent, set: string): string[] {
   const q = (name: string): string => db.quoteIdentifier(name);
-  const update = `UPDATE ${q(TABLE)} SET row_count = ${change} WHERE table_name = ${db.sequelize.escape(table)};`;
+  const update = `UPDATE ${q(TABLE)} SET ${set} WHERE table_name = ${db.sequelize.escape(table)};`;
   const name = q(routine(table, event));
   if (db.sequelize.getDialect() === 'sqlite') return [`CREATE TRIGGER ${name} AFTER ${event.toUpperCase()} ON ${q(table)} BEGIN ${update} END`];
   const transition = event === 'insert' ? 'REFERENCING NEW TABLE AS changed_rows ' : event === 'delete' ? 'REFERENCING OLD TABLE AS changed_rows ' : '';
@@ -34,47 +54,106 @@ function counting(db: QueryInterface, table: string, event: CountedEvent, change
   ];
 }
 
-/** The count now, and the triggers from now on, in one transaction: no write slips in between. */
-async function startCounting(db: QueryInterface, table: string, transaction: Transaction): Promise<void> {
-  const q = (name: string): string => db.quoteIdentifier(name);
+async function createTriggers(db: QueryInterface, table: string, versioned: boolean, transaction?: Transaction): Promise<void> {
   const postgres = db.sequelize.getDialect() === 'postgres';
-  // PostgreSQL: readers go on, writers wait until the triggers exist. SQLite's transaction already holds its one writer's place.
-  if (postgres) await db.sequelize.query(`LOCK TABLE ${q(table)} IN SHARE ROW EXCLUSIVE MODE`, { transaction });
-  await db.sequelize.query(`DELETE FROM ${q(TABLE)} WHERE table_name = ${db.sequelize.escape(table)}`, { transaction });
-  await db.sequelize.query(`INSERT INTO ${q(TABLE)} (table_name, row_count) SELECT ${db.sequelize.escape(table)}, count(*) FROM ${q(table)}`, { transaction });
-  const changes = CHANGES[postgres ? 'postgres' : 'sqlite'];
   for (const event of EVENTS) {
-    const change = changes[event];
-    if (change) for (const sql of counting(db, table, event, change)) await db.sequelize.query(sql, { transaction });
+    const set = assignments(event, postgres, versioned);
+    if (set) for (const sql of trigger(db, table, event, set)) await db.sequelize.query(sql, { transaction });
   }
 }
 
-/** Keeps `table`'s row count in `row_counts` from now on. */
-export async function createRowCounter(db: QueryInterface, table: string): Promise<void> {
-  await db.sequelize.query(`CREATE TABLE IF NOT EXISTS ${db.quoteIdentifier(TABLE)} (table_name VARCHAR(255) PRIMARY KEY, row_count BIGINT NOT NULL)`);
-  await db.sequelize.transaction((transaction) => startCounting(db, table, transaction));
+async function dropTriggers(db: QueryInterface, table: string, transaction?: Transaction): Promise<void> {
+  const q = (name: string): string => db.quoteIdentifier(name);
+  const postgres = db.sequelize.getDialect() === 'postgres';
+  for (const event of EVENTS) {
+    await db.sequelize.query(`DROP TRIGGER IF EXISTS ${q(routine(table, event))}${postgres ? ` ON ${q(table)}` : ''}`, { transaction });
+    if (postgres) await db.sequelize.query(`DROP FUNCTION IF EXISTS ${q(routine(table, event))}()`, { transaction });
+  }
+}
+
+/** PostgreSQL: readers go on, writers wait until the triggers are in place. SQLite's transaction already holds its one writer's place. */
+async function holdWriters(db: QueryInterface, table: string, transaction: Transaction): Promise<void> {
+  if (db.sequelize.getDialect() === 'postgres') await db.sequelize.query(`LOCK TABLE ${db.quoteIdentifier(table)} IN SHARE ROW EXCLUSIVE MODE`, { transaction });
+}
+
+/** `row_counts` with its `version` column; one made before versions gets the column, empty (no version kept). */
+async function createCountsTable(db: QueryInterface): Promise<void> {
+  const q = (name: string): string => db.quoteIdentifier(name);
+  await db.sequelize.query(`CREATE TABLE IF NOT EXISTS ${q(TABLE)} (table_name VARCHAR(255) PRIMARY KEY, row_count BIGINT NOT NULL, version BIGINT)`);
+  const columns = await db.describeTable(TABLE);
+  if (!('version' in columns)) await db.sequelize.query(`ALTER TABLE ${q(TABLE)} ADD COLUMN version BIGINT`);
+}
+
+/** The count now, and the triggers from now on, in one transaction: no write slips in between. */
+async function startCounting(db: QueryInterface, table: string, versioned: boolean, transaction: Transaction): Promise<void> {
+  const q = (name: string): string => db.quoteIdentifier(name);
+  const name = db.sequelize.escape(table);
+  await holdWriters(db, table, transaction);
+  await db.sequelize.query(`DELETE FROM ${q(TABLE)} WHERE table_name = ${name}`, { transaction });
+  const version = versioned ? String(versionStart()) : 'NULL';
+  await db.sequelize.query(`INSERT INTO ${q(TABLE)} (table_name, row_count, version) SELECT ${name}, count(*), ${version} FROM ${q(table)}`, { transaction });
+  await createTriggers(db, table, versioned, transaction);
+}
+
+export interface CounterOptions {
+  /**
+   * Whether `version` also counts every write (insert, update, delete,
+   * truncate), so that a list knows its rows unchanged without reading them.
+   * Counters made by migrations from before versions pass false.
+   */
+  versioned?: boolean;
+}
+
+/** Keeps `table`'s row count in `row_counts` from now on, and its version unless told not to. */
+export async function createRowCounter(db: QueryInterface, table: string, { versioned = true }: CounterOptions = {}): Promise<void> {
+  await createCountsTable(db);
+  await db.sequelize.transaction((transaction) => startCounting(db, table, versioned, transaction));
 }
 
 /** Undoes createRowCounter. */
 export async function dropRowCounter(db: QueryInterface, table: string): Promise<void> {
   const q = (name: string): string => db.quoteIdentifier(name);
-  const postgres = db.sequelize.getDialect() === 'postgres';
-  for (const event of EVENTS) {
-    await db.sequelize.query(`DROP TRIGGER IF EXISTS ${q(routine(table, event))}${postgres ? ` ON ${q(table)}` : ''}`);
-    if (postgres) await db.sequelize.query(`DROP FUNCTION IF EXISTS ${q(routine(table, event))}()`);
-  }
+  await dropTriggers(db, table);
   await db.sequelize.query(`DELETE FROM ${q(TABLE)} WHERE table_name = ${db.sequelize.escape(table)}`);
   // The last counter takes its table with it, so that undoing every migration leaves nothing behind.
-  const [left] = (await db.sequelize.query(`SELECT count(*) AS counters FROM ${q(TABLE)}`, { type: 'SELECT' })) as { counters: string | number }[];
+  const [left] = (await db.sequelize.query(`SELECT count(*) AS counters FROM ${q(TABLE)}`, { type: QueryTypes.SELECT })) as { counters: string | number }[];
   if (Number(left?.counters ?? 0) === 0) await db.sequelize.query(`DROP TABLE ${q(TABLE)}`);
+}
+
+/** Gives an existing counter of `table` its version (a counter made before versions); one that has it starts it again. */
+export async function addRowVersion(db: QueryInterface, table: string): Promise<void> {
+  await setVersioned(db, table, true);
+}
+
+/** Undoes addRowVersion: the count goes on, the version is no longer kept (NULL: no list takes it as current). */
+export async function removeRowVersion(db: QueryInterface, table: string): Promise<void> {
+  await setVersioned(db, table, false);
+}
+
+async function setVersioned(db: QueryInterface, table: string, versioned: boolean): Promise<void> {
+  await createCountsTable(db);
+  const version = versioned ? String(versionStart()) : 'NULL';
+  await db.sequelize.transaction(async (transaction) => {
+    await holdWriters(db, table, transaction);
+    await dropTriggers(db, table, transaction);
+    await db.sequelize.query(`UPDATE ${db.quoteIdentifier(TABLE)} SET version = ${version} WHERE table_name = ${db.sequelize.escape(table)}`, { transaction });
+    await createTriggers(db, table, versioned, transaction);
+  });
 }
 
 /** How long a table found without a counter is not asked again: a migration may give it one meanwhile. */
 const ABSENT_FOR_MS = 60_000;
 
+/** Tables' versions as one text, and their counts as of the same moment. */
+export interface KeptVersions {
+  versions: string;
+  counts: ReadonlyMap<string, number>;
+}
+
 /** The kept counts of one database, and which tables have none. */
 export class RowCounts {
   private readonly absentUntil = new Map<string, number>();
+  private versionsAbsentUntil = 0;
 
   constructor(private readonly sequelize: Sequelize) {}
 
@@ -84,6 +163,33 @@ export class RowCounts {
     const found = await this.read(table);
     if (found === null) this.absentUntil.set(table, Date.now() + ABSENT_FOR_MS);
     return found;
+  }
+
+  /**
+   * The kept versions of `tables`, one text naming them all, and their counts,
+   * read in one statement (so all as of one moment); null when any of them
+   * has none: a table without a counter, a counter made before versions, or
+   * a database whose `row_counts` has no version column yet.
+   */
+  async versions(tables: readonly string[]): Promise<KeptVersions | null> {
+    if (this.versionsAbsentUntil > Date.now()) return null;
+    let rows: Record<string, unknown>[];
+    try {
+      const compile = (_quote: unknown, placeholder: (position: number) => string): string =>
+        `SELECT table_name, row_count, version FROM ${TABLE} WHERE table_name IN (${tables.map((_table, index) => placeholder(index + 1)).join(', ')})`;
+      rows = await compiledReads(this.sequelize).rows(`row-versions:${tables.length}`, compile, tables);
+    } catch {
+      // No row_counts table, or one without its version column: no migration made them yet.
+      this.versionsAbsentUntil = Date.now() + ABSENT_FOR_MS;
+      return null;
+    }
+    const kept = new Map(rows.map((row) => [String(row.table_name), row]));
+    const versions = tables.map((table) => kept.get(table)?.version);
+    if (versions.some((version) => version === null || version === undefined)) return null;
+    return {
+      versions: tables.map((table, index) => `${table}:${String(versions[index])}`).join(','),
+      counts: new Map(rows.map((row) => [String(row.table_name), Number(row.row_count)])),
+    };
   }
 
   private async read(table: string): Promise<number | null> {

@@ -109,10 +109,10 @@ export class LengthAwarePagination implements Paginator {
     return wrappedPage(this.listKey(exposure), item, meta);
   }
 
-  async paginate(ctx: RequestContext, { model, query, represent, exposure }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestContext, { model, query, represent, exposure, keptCount }: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
     const current = Math.max(1, positiveParameter(ctx, this.pageParam) ?? 1);
-    const total = await countRows(model, query.where);
+    const total = await countRows(model, query.where, keptCount);
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const offset = (current - 1) * perPage;
     const rows = current > lastPage ? [] : await readOffsetRows(model, query, offset, Math.min(perPage, total - offset), total);

@@ -44,10 +44,10 @@ export class LimitOffsetPagination implements Paginator {
     return positiveParameter(ctx, this.offsetParam) ?? 0;
   }
 
-  async paginate(ctx: RequestContext, { model, query, represent }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestContext, { model, query, represent, keptCount }: ListSource): Promise<unknown> {
     const limit = this.getLimit(ctx);
     const offset = this.getOffset(ctx);
-    const count = await countRows(model, query.where);
+    const count = await countRows(model, query.where, keptCount);
     const rows = await readOffsetRows(model, query, offset, Math.min(limit, count - offset), count);
     return { count, next: this.nextLink(ctx, limit, offset, count), previous: this.previousLink(ctx, limit, offset), results: await represent(rows) };
   }

@@ -83,9 +83,9 @@ export class PageNumberPagination implements Paginator {
     return number;
   }
 
-  async page(ctx: RequestContext, { model, query }: Pick<ListSource, 'model' | 'query'>): Promise<Page> {
+  async page(ctx: RequestContext, { model, query, keptCount }: Pick<ListSource, 'model' | 'query' | 'keptCount'>): Promise<Page> {
     const size = this.getPageSize(ctx);
-    const count = await countRows(model, query.where);
+    const count = await countRows(model, query.where, keptCount);
     // An empty table still has its first page.
     const pageCount = Math.max(1, Math.ceil(count / size));
     const number = this.getPageNumber(ctx, pageCount);

@@ -73,7 +73,8 @@ function compiledPage(model: RowModel, query: OrderedQuery): (KeyedRead & { shap
 }
 
 /** The rows a list's condition keeps; the whole table's count comes from its counter where one is kept (src/db/row-counter.ts). */
-export async function countRows(model: RowModel, where: WhereOptions | undefined): Promise<number> {
+export async function countRows(model: RowModel, where: WhereOptions | undefined, keptCount?: number): Promise<number> {
+  if (where === undefined && keptCount !== undefined) return keptCount;
   if (where === undefined && model.sequelize) {
     const kept = await rowCounts(model.sequelize).count(model.getTableName() as string);
     if (kept !== null) return kept;

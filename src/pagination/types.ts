@@ -28,6 +28,8 @@ export interface ListSource {
   /** Model instances or plain rows (`raw: true, nest: true`), each shown as the serializer shows it. */
   represent(rows: readonly (Row | PlainRow)[]): Promise<Item[]>;
   exposure: SiteExposure;
+  /** The table's kept count, read with its version before the page (page-tags.ts): an unfiltered page's count without a read of its own. */
+  keptCount?: number;
 }
 
 export interface Paginator {

@@ -119,8 +119,27 @@ function resourceTable(declaration: ResourceDeclaration, declarations: readonly 
   const table: TableSchema = { columns, indexes: indexesOf(declaration) };
   const searched = neededIndexes(declaration).text;
   if (searched.size > 0) table.textIndex = Object.keys(columns).filter((name) => searched.has(name));
-  if (Object.values(declaration.sites ?? {}).some((site) => site.actions.includes('list'))) table.rowCounter = true;
   return table;
+}
+
+const isListed = (declaration: ResourceDeclaration): boolean => Object.values(declaration.sites ?? {}).some((site) => site.actions.includes('list'));
+
+/**
+ * The tables whose count and version `row_counts` keeps: each listed
+ * resource's (its pages show the count), and those its pages read besides,
+ * the rows its references name and its many-to-many links, so that a page
+ * knows from their versions alone that it is unchanged.
+ */
+function countedTables(declarations: readonly ResourceDeclaration[]): Set<string> {
+  const counted = new Set<string>();
+  for (const declaration of declarations.filter(isListed)) {
+    counted.add(declaration.table);
+    for (const field of Object.values(declaration.fields)) {
+      if (field.kind === 'reference') counted.add(tableOf(declarations, field.to).table);
+      if (field.kind === 'manyToMany') counted.add(field.through.table).add(tableOf(declarations, field.to).table);
+    }
+  }
+  return counted;
 }
 
 /** The join tables of a declaration's many-to-many fields: a pair of keys, each row going with either of its rows. */
@@ -147,6 +166,10 @@ export function declaredSchema(declarations: readonly ResourceDeclaration[]): Sc
   for (const declaration of declarations) {
     tables[declaration.table] = resourceTable(declaration, declarations);
     for (const [name, join] of joinTables(declaration, declarations)) tables[name] = join;
+  }
+  for (const name of countedTables(declarations)) {
+    const table = tables[name];
+    if (table) Object.assign(table, { rowCounter: true, rowVersion: true });
   }
   return { tables };
 }

@@ -17,7 +17,9 @@ export type Operation =
   | { op: 'addTextIndex'; table: string; columns: string[] }
   | { op: 'removeTextIndex'; table: string; columns: string[] }
   | { op: 'addRowCounter'; table: string }
-  | { op: 'removeRowCounter'; table: string };
+  | { op: 'removeRowCounter'; table: string }
+  | { op: 'addRowVersion'; table: string }
+  | { op: 'removeRowVersion'; table: string };
 
 /** A column renamed, as `--rename` or the question at the terminal gives it. */
 export interface Rename {
@@ -65,6 +67,10 @@ export function inverse(operation: Operation): Operation {
       return { ...operation, op: 'removeRowCounter' };
     case 'removeRowCounter':
       return { ...operation, op: 'addRowCounter' };
+    case 'addRowVersion':
+      return { ...operation, op: 'removeRowVersion' };
+    case 'removeRowVersion':
+      return { ...operation, op: 'addRowVersion' };
   }
 }
 
@@ -118,6 +124,7 @@ function tableChanges(table: string, from: TableSchema, to: TableSchema, renames
   const textChanged = !same(from.textIndex, to.textIndex);
   if (textChanged && from.textIndex) operations.push({ op: 'removeTextIndex', table, columns: from.textIndex });
   if (from.rowCounter && !to.rowCounter) operations.push({ op: 'removeRowCounter', table });
+  if (from.rowCounter && to.rowCounter && from.rowVersion && !to.rowVersion) operations.push({ op: 'removeRowVersion', table });
   for (const [old, now] of renamed) operations.push({ op: 'renameColumn', table, from: old, to: now });
 
   for (const [name, column] of Object.entries(columnsBefore)) {
@@ -140,7 +147,9 @@ function tableChanges(table: string, from: TableSchema, to: TableSchema, renames
     if (!same(from.indexes[name], index)) operations.push({ op: 'addIndex', table, name, index });
   }
   if (textChanged && to.textIndex) operations.push({ op: 'addTextIndex', table, columns: to.textIndex });
+  // A counter made now keeps the version too; one made before versions gets it added.
   if (to.rowCounter && !from.rowCounter) operations.push({ op: 'addRowCounter', table });
+  if (from.rowCounter && to.rowCounter && to.rowVersion && !from.rowVersion) operations.push({ op: 'addRowVersion', table });
 }
 
 /** The operations that make `from` into `to`, with `renames` taken as renames rather than a removal and an addition. */

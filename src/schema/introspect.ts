@@ -18,7 +18,7 @@ interface RawColumn { name: string; type: string; nullable: boolean; default: st
 interface RawIndex { name: string; columns: string[]; unique: boolean; plain: boolean }
 
 /** What each database's reader finds, before the rules both share; primary-key indexes left out. */
-interface RawTable { columns: RawColumn[]; indexes: RawIndex[]; references: Map<string, Reference>; textIndex: Set<string>; rowCounter: boolean }
+interface RawTable { columns: RawColumn[]; indexes: RawIndex[]; references: Map<string, Reference>; textIndex: Set<string>; rowCounter: boolean; rowVersion: boolean }
 
 const select = <T extends object>(sequelize: Sequelize, sql: string, replacements: Replacements = {}): Promise<T[]> =>
   sequelize.query<T>(sql, { type: QueryTypes.SELECT, replacements });
@@ -27,7 +27,8 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const ON_DELETE: readonly OnDelete[] = ['CASCADE', 'SET NULL', 'RESTRICT', 'NO ACTION'];
 // SET DEFAULT has no word in the model; both databases read it as NO ACTION alike.
 const onDelete = (action: string): OnDelete => ON_DELETE.find((known) => known === action.toUpperCase()) ?? 'NO ACTION';
-const rowCounterTrigger = (table: string): string => `row_counts_${table}_insert`;
+// A counter's insert trigger says it is there; its update trigger, that it keeps the version too (db/row-counter.ts).
+const counterTrigger = (table: string, event: 'insert' | 'update'): string => `row_counts_${table}_${event}`;
 
 /** `(x)` whose parentheses hold all of it, as `x`: PostgreSQL wraps negative numbers and expressions so. */
 function unwrap(text: string): string {
@@ -108,6 +109,7 @@ function assemble(raw: RawTable): TableSchema {
   const textIndex = raw.columns.map((each) => each.name).filter((name) => raw.textIndex.has(name));
   if (textIndex.length > 0) table.textIndex = textIndex;
   if (raw.rowCounter) table.rowCounter = true;
+  if (raw.rowCounter && raw.rowVersion) table.rowVersion = true;
   return table;
 }
 
@@ -167,9 +169,10 @@ async function sqliteTable(sequelize: Sequelize, table: string): Promise<RawTabl
     return { name: each.name, type, nullable: each.notnull === 0, default: each.dflt_value ?? undefined, primaryKey, autoIncrement: counted && primaryKey && type === 'integer' };
   });
   const fts = await select<{ name: string }>(sequelize, 'SELECT name FROM pragma_table_info(:fts)', { fts: `${table}_fts` });
-  const triggers = await select<object>(sequelize, "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = :name AND tbl_name = :table", { name: rowCounterTrigger(table), table });
+  const trigger = async (event: 'insert' | 'update'): Promise<boolean> =>
+    (await select<object>(sequelize, "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = :name AND tbl_name = :table", { name: counterTrigger(table, event), table })).length > 0;
   const [indexes, references] = [await sqliteIndexes(sequelize, table), await sqliteReferences(sequelize, table)];
-  return { columns, indexes, references, textIndex: new Set(fts.map((each) => each.name)), rowCounter: triggers.length > 0 };
+  return { columns, indexes, references, textIndex: new Set(fts.map((each) => each.name)), rowCounter: await trigger('insert'), rowVersion: await trigger('update') };
 }
 
 async function sqliteTables(sequelize: Sequelize): Promise<string[]> {
@@ -228,9 +231,9 @@ async function postgresTable(sequelize: Sequelize, table: string): Promise<RawTa
     .map((each) => ({ name: each.name, columns: each.columns.map(expression), unique: each.is_unique, plain: each.plain }));
   const keys = await select<{ from: string; table: string; to: string; action: string }>(sequelize, PG_REFERENCES, { table });
   const references = new Map(keys.map((key): [string, Reference] => [key.from, { table: key.table, column: key.to, onDelete: PG_ACTIONS[key.action] ?? 'NO ACTION' }]));
-  const triggers = await select<object>(sequelize, PG_TRIGGER, { name: rowCounterTrigger(table), table });
+  const trigger = async (event: 'insert' | 'update'): Promise<boolean> => (await select<object>(sequelize, PG_TRIGGER, { name: counterTrigger(table, event), table })).length > 0;
   const textIndex = new Set(all.map((each) => trigram(each.name)).filter((name): name is string => name !== undefined));
-  return { columns: found.map((each) => pgColumn(each, primary)), indexes, references, textIndex, rowCounter: triggers.length > 0 };
+  return { columns: found.map((each) => pgColumn(each, primary)), indexes, references, textIndex, rowCounter: await trigger('insert'), rowVersion: await trigger('update') };
 }
 
 async function postgresTables(sequelize: Sequelize): Promise<string[]> {

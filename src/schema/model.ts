@@ -42,6 +42,8 @@ export interface TableSchema {
   textIndex?: string[];
   /** `row_counts` keeps the table's row count (db/row-counter.ts). */
   rowCounter?: true;
+  /** The counter also keeps the table's version, bumped by every write; a counter made now always does. */
+  rowVersion?: true;
 }
 
 export interface Schema {

@@ -6,7 +6,7 @@
  * counter made again), as Django's SQLite schema editor does.
  */
 import { DataTypes, col, fn, type ModelAttributeColumnOptions, type QueryInterface } from 'sequelize';
-import { createRowCounter, dropRowCounter } from '../db/row-counter.js';
+import { addRowVersion, createRowCounter, dropRowCounter, removeRowVersion } from '../db/row-counter.js';
 import { createTextIndex, dropTextIndex } from '../db/text-index.js';
 import { introspectTable } from './introspect.js';
 import type { ColumnSchema, IndexSchema, TableSchema } from './model.js';
@@ -88,7 +88,8 @@ export class SchemaEditor {
   private async addParts(table: string, schema: TableSchema): Promise<void> {
     for (const [index, declared] of Object.entries(schema.indexes)) await this.addIndex(table, index, declared);
     if (schema.textIndex) await this.addTextIndex(table, schema.textIndex);
-    if (schema.rowCounter) await this.addRowCounter(table);
+    // A table remade keeps the counter it had, with its version or without.
+    if (schema.rowCounter) await createRowCounter(this.db, table, { versioned: schema.rowVersion === true });
   }
 
   async dropTable(table: string): Promise<void> {
@@ -192,6 +193,14 @@ export class SchemaEditor {
 
   removeRowCounter(table: string): Promise<void> {
     return dropRowCounter(this.db, table);
+  }
+
+  addRowVersion(table: string): Promise<void> {
+    return addRowVersion(this.db, table);
+  }
+
+  removeRowVersion(table: string): Promise<void> {
+    return removeRowVersion(this.db, table);
   }
 
   /**

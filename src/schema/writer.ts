@@ -37,6 +37,8 @@ function call(operation: Operation): string {
       case 'dropTable':
       case 'addRowCounter':
       case 'removeRowCounter':
+      case 'addRowVersion':
+      case 'removeRowVersion':
         return [operation.table];
       case 'addColumn':
         return [operation.table, operation.column, operation.schema];
@@ -92,6 +94,10 @@ export function describeOperation(operation: Operation): string {
       return `+ row counter of ${operation.table}`;
     case 'removeRowCounter':
       return `- row counter of ${operation.table}`;
+    case 'addRowVersion':
+      return `+ version kept by the row counter of ${operation.table}`;
+    case 'removeRowVersion':
+      return `- version kept by the row counter of ${operation.table}`;
   }
 }
 

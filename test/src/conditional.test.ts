@@ -115,7 +115,8 @@ describe.each(SITES)('conditional requests on $site', ({ list, row, headers, mes
     const id = await newComment(auth, 'listed');
     const first = await t.http.get(list).set(auth);
     expect(first.status).toBe(200);
-    expect(first.headers.etag).toMatch(STRONG_TAG);
+    // Weak: made from the versions of the list's tables before the page is read (page-tags.ts).
+    expect(first.headers.etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
     expect((await t.http.get(list).set(auth).set('If-None-Match', tagOf(first))).status).toBe(304);
     await t.http.patch(row(id)).set(auth).send({ body: 'edited' });
     const after = await t.http.get(list).set(auth).set('If-None-Match', tagOf(first));

@@ -40,6 +40,30 @@ describe("a list's count of the whole table", () => {
     await check(1);
   });
 
+  test('its version changes with every kind of write, and only then', async () => {
+    const postgres = t.services.sequelize.getDialect() === 'postgres';
+    const version = async (): Promise<string | null> => (await rowCounts(t.services.sequelize).versions(['comments']))?.versions ?? null;
+    const seen = new Set<string | null>();
+    const changed = async (): Promise<void> => {
+      const now = await version();
+      expect(now).not.toBeNull();
+      expect(seen.has(now)).toBe(false);
+      seen.add(now);
+      // Reading changes nothing.
+      await listed();
+      expect(await version()).toBe(now);
+    };
+    await changed();
+    await comments().bulkCreate([{ title: 'v1', body: 'b' }, { title: 'v2', body: 'b' }]);
+    await changed();
+    await comments().update({ body: 'changed' }, { where: { title: 'v1' } });
+    await changed();
+    await comments().destroy({ where: { title: 'v2' } });
+    await changed();
+    await comments().destroy({ truncate: true, cascade: postgres });
+    await changed();
+  });
+
   test('a filtered list is counted by its condition, never by the kept count', async () => {
     await comments().destroy({ where: {} });
     await comments().bulkCreate([{ title: 'keep', body: 'b' }, { title: 'other', body: 'b' }, { title: 'keep', body: 'c' }]);

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { openDatabase } from '../../../src/db/database.js';
-import { migrate, migrateTo } from '../../../src/db/migrator.js';
+import { RowCounts, rowCounts } from '../../../src/db/row-counter.js';
+import { createMigrator, migrate, migrateTo } from '../../../src/db/migrator.js';
 import { applicationAt } from '../../../src/paths.js';
 import { loadDeclarations } from '../../../src/registry.js';
 import { declaredSchema } from '../../../src/schema/declared.js';
@@ -50,6 +51,15 @@ describe.each([['the comment service', '.'], ['the blog', 'examples/blog']])('%s
     expect(sortedSchema(await introspectSchema(sequelize))).toEqual(recorded);
   });
 
+  test('its newest migration can be undone and done again, leaving the schema its snapshot records', async () => {
+    const sequelize = await database();
+    await migrate(sequelize, [application.migrations]);
+    await createMigrator(sequelize, [application.migrations]).down();
+    expect(await migrate(sequelize, [application.migrations])).toHaveLength(1);
+    const recorded = JSON.parse(readFileSync(snapshotPath(application.migrationSources), 'utf8')) as Schema;
+    expect(sortedSchema(await introspectSchema(sequelize))).toEqual(recorded);
+  });
+
   test('its migrations build the schema a database made straight from its declarations has', async () => {
     const sequelize = await database();
     await migrate(sequelize, [application.migrations]);
@@ -78,11 +88,54 @@ describe('upgrading the blog from its hand-written migrations to the generated o
     expect(await select('SELECT id, body FROM replies')).toEqual([{ id: 1, body: 'Nice' }]);
     const counts = await select<{ table_name: string; row_count: number | string }>('SELECT table_name, row_count FROM row_counts ORDER BY table_name');
     expect(counts.map((row) => [row.table_name, Number(row.row_count)])).toEqual([
+      ['post_tags', 2],
       ['posts', 1],
       ['replies', 1],
       ['tags', 2],
       ['users', 1],
     ]);
     expect(sortedSchema(await introspectSchema(sequelize))).toEqual(await freshFromDeclarations('examples/blog'));
+  });
+});
+
+describe("the comment service's table versions (0007)", () => {
+  test('a database from before them keeps its counts, gains the versions, and loses them again when 0007 is undone', async () => {
+    const sequelize = await database();
+    const { migrations } = applicationAt('.');
+    const tables = async (): Promise<Schema['tables']> => (await introspectSchema(sequelize)).tables;
+    // A fresh reader each time: a server's waits a minute before it asks again for versions it found missing.
+    const versions = async (): Promise<string | null> => (await new RowCounts(sequelize).versions(['comments', 'users']))?.versions ?? null;
+    const count = async (table: string): Promise<number | null> => rowCounts(sequelize).count(table);
+    const at = "'2026-01-01 00:00:00'";
+    await migrateTo(sequelize, [migrations], { kind: 'named', prefix: '0006' });
+    // As the framework before versions made it.
+    await sequelize.query('ALTER TABLE row_counts DROP COLUMN version');
+    await sequelize.query(`INSERT INTO users (id, username, email, password, created_at, updated_at) VALUES (1, 'ann', 'ann@example.com', 'x', ${at}, ${at})`);
+    await sequelize.query(`INSERT INTO comments (title, body, user_id, created_at, updated_at) VALUES ('a', 'b', 1, ${at}, ${at}), ('c', 'd', 1, ${at}, ${at})`);
+    expect((await tables()).comments).toMatchObject({ rowCounter: true });
+    expect((await tables()).comments?.rowVersion).toBeUndefined();
+    expect(await versions()).toBeNull();
+
+    await migrate(sequelize, [migrations]);
+    expect((await tables()).comments).toMatchObject({ rowCounter: true, rowVersion: true });
+    expect((await tables()).users).toMatchObject({ rowCounter: true, rowVersion: true });
+    const first = await versions();
+    expect(first).not.toBeNull();
+    expect([await count('comments'), await count('users')]).toEqual([2, 1]);
+
+    await migrateTo(sequelize, [migrations], { kind: 'named', prefix: '0006' });
+    expect((await tables()).comments).toMatchObject({ rowCounter: true });
+    expect((await tables()).comments?.rowVersion).toBeUndefined();
+    expect((await tables()).users?.rowCounter).toBeUndefined();
+    expect(await versions()).toBeNull();
+    // The count goes on without its version.
+    await sequelize.query(`INSERT INTO comments (title, body, user_id, created_at, updated_at) VALUES ('e', 'f', 1, ${at}, ${at})`);
+    expect(await count('comments')).toBe(3);
+
+    // Made again, the versions start elsewhere: no tag of the first ones can name the new rows.
+    await migrate(sequelize, [migrations]);
+    const again = await versions();
+    expect(again).not.toBeNull();
+    expect(again).not.toBe(first);
   });
 });
