@@ -6,7 +6,7 @@
  * counter made again), as Django's SQLite schema editor does.
  */
 import { DataTypes, col, fn, type ModelAttributeColumnOptions, type QueryInterface } from 'sequelize';
-import { addRowVersion, createRowCounter, dropRowCounter, removeRowVersion } from '../db/row-counter.js';
+import { addRowVersion, createRowCounter, dropRowCounter, removeRowVersion, type CounterOptions } from '../db/row-counter.js';
 import { createTextIndex, dropTextIndex } from '../db/text-index.js';
 import { introspectTable } from './introspect.js';
 import type { ColumnSchema, IndexSchema, TableSchema } from './model.js';
@@ -187,8 +187,9 @@ export class SchemaEditor {
     return dropTextIndex(this.db, table, columns);
   }
 
-  addRowCounter(table: string): Promise<void> {
-    return createRowCounter(this.db, table);
+  /** `versioned: false` is for migrations written before counters kept a version: each keeps making what it made then. */
+  addRowCounter(table: string, options?: CounterOptions): Promise<void> {
+    return createRowCounter(this.db, table, options);
   }
 
   removeRowCounter(table: string): Promise<void> {

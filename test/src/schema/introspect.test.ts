@@ -85,9 +85,7 @@ describe('introspecting the blog’s hand-written migrations', () => {
         posts_title_id: { columns: ['title', 'id'] },
       },
       textIndex: ['title', 'body'],
-      // A counter made now keeps the table's version too.
       rowCounter: true,
-      rowVersion: true,
     });
   });
 

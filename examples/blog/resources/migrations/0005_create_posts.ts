@@ -31,7 +31,7 @@ export const up: Migration = async ({ context: db }) => {
   await db.addIndex('posts', ['status', 'created_at', 'id'], { name: 'posts_status_created_at_id' });
   await db.addIndex('posts', ['author_id', 'created_at', 'id'], { name: 'posts_author_id_created_at_id' });
   await createTextIndex(db, 'posts', ['title', 'body']);
-  await createRowCounter(db, 'posts');
+  await createRowCounter(db, 'posts', { versioned: false }); // as made before counters kept a version (0009 adds it)
 
   await db.createTable('post_tags', {
     post_id: {
