@@ -300,6 +300,8 @@ export class ModelViewSet {
 
   async create(ctx: RequestContext): Promise<SiteResponse> {
     const values = await this.serializer.validate(await this.data(ctx));
+    const stored = await this.createStored(ctx, values);
+    if (stored) return this.withTag({ status: 201, data: await this.writtenStored(ctx, stored) }, await this.storedTag(stored));
     const row = await this.performCreate(ctx, values);
     return this.withTag({ status: 201, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
@@ -309,9 +311,34 @@ export class ModelViewSet {
   }
 
   protected async performCreate(ctx: RequestContext, values: Record<string, unknown>): Promise<Row> {
+    this.owned(ctx, values);
+    return this.writer.create(values, { user: ctx.user });
+  }
+
+  private owned(ctx: RequestContext, values: Record<string, unknown>): void {
     const ownerField = this.resource.declaration.ownerField;
     if (ownerField && ctx.user) values[ownerField] = ctx.user.id;
-    return this.writer.create(values, { user: ctx.user });
+  }
+
+  /**
+   * A create that is one INSERT, answered with the row as the retrieve reads
+   * it (so that its tag needs no second read); null when a subclass writes
+   * its own way (performCreate) or the write needs Sequelize (hooks, links).
+   */
+  private async createStored(ctx: RequestContext, values: Record<string, unknown>): Promise<StoredRow | null> {
+    if (!this.writer.oneStatement || this.performCreate !== ModelViewSet.prototype.performCreate) return null;
+    this.owned(ctx, values);
+    const { read, shape } = this.storedReadFor(this.retrieveSerializer);
+    return this.writer.createStored(values, { user: ctx.user }, read, shape);
+  }
+
+  /** As `written`, for a row the retrieve's read gave: read again only if the answer shows a reference the retrieve does not. */
+  private async writtenStored(ctx: RequestContext, row: StoredRow): Promise<unknown> {
+    const retrieved = new Set(this.retrieveSerializer.includes().map(({ association }) => association));
+    const covered = this.serializer.includes().every(({ association }) => retrieved.has(association as string));
+    const shown = covered ? row : ((await this.readStored(this.serializer, row[this.resource.model.primaryKeyAttribute])) ?? row);
+    const [item] = await this.representRows([shown], this.serializer, [], true);
+    return this.site.itemBody(ctx, this.exposure, item as Item);
   }
 
   async update(ctx: RequestContext): Promise<SiteResponse> {
