@@ -83,9 +83,22 @@ export class RowWriter {
     return compiledReads(this.resource.model.sequelize!).inserted(read, shape, this.insertedColumns(this.split(values).columns));
   }
 
+  /**
+   * update's single UPDATE as compiled SQL for the row whose key is `key`,
+   * answered as `read` reads it back; the update time set as update sets it.
+   * Null when the write needs update, or when no row has that key.
+   */
+  async updateStored(key: unknown, values: Record<string, unknown>, options: WriteOptions, read: KeyedRead, shape: string): Promise<PlainRow | null> {
+    if (!this.oneStatement || options.transaction) return null;
+    const row = this.split(values).columns;
+    const updated = this.resource.timestamps.updated;
+    if (updated) row[updated] = clock().now();
+    return compiledReads(this.resource.model.sequelize!).updated(read, shape, key, this.stored(row));
+  }
+
   /** What the model's create would write: the values given, the declared defaults for the others, the times as the model's hook sets them. */
   private insertedColumns(given: Record<string, unknown>): Record<string, unknown> {
-    const { model, declaration, timestamps } = this.resource;
+    const { model, timestamps } = this.resource;
     const row: Record<string, unknown> = {};
     for (const [name, attribute] of Object.entries(model.getAttributes())) {
       if ((attribute.type as { key?: string }).key === 'VIRTUAL') continue;
@@ -96,9 +109,16 @@ export class RowWriter {
     // As Sequelize and the model's beforeCreate hook: the update time is the creation time, else the clock's.
     const { created, updated } = timestamps;
     if (updated) row[updated] = created ? row[created] : clock().now();
+    return this.stored(row);
+  }
+
+  /** Values by attribute as the statement binds them. */
+  private stored(values: Record<string, unknown>): Record<string, unknown> {
+    const { model, declaration } = this.resource;
     const sqlite = model.sequelize?.getDialect() === 'sqlite';
-    for (const name in row) row[name] = toStored(declaration.fields[name], row[name], sqlite);
-    return row;
+    const bound: Record<string, unknown> = {};
+    for (const name in values) bound[name] = toStored(declaration.fields[name], values[name], sqlite);
+    return bound;
   }
 
   /** Every accepted update refreshes the update time, changed values or not (Django's auto_now). */

@@ -152,6 +152,19 @@ export class CompiledReads {
     return nested(row);
   }
 
+  /**
+   * Sets these column values (by attribute, bound as given) of the row whose
+   * primary key is `key`, and answers it as `one` reads it back; null if no
+   * row has that key. With no value to set, the row is only read.
+   */
+  async updated(read: KeyedRead, shape: string, key: unknown, values: Readonly<Record<string, unknown>>): Promise<PlainRow | null> {
+    const attributes = Object.keys(values);
+    if (attributes.length === 0) return this.one(read, shape, key);
+    const sql = this.statement(`${read.model.name}:update:${shape}:${attributes.join(',')}`, () => this.updateOf(read, attributes));
+    const [row] = await this.run(sql, [...attributes.map((name) => values[name]), key], 'write');
+    return row ? nested(row) : null;
+  }
+
   /** Rows of SQL the caller writes once (`compile` runs the first time `shape` is asked), its values bound in order. */
   async rows(shape: string, compile: (quote: (name: string) => string, placeholder: (position: number) => string) => string, params: readonly unknown[]): Promise<PlainRow[]> {
     const sql = this.statement(shape, () => compile((name) => this.quote(name), (position) => this.placeholder(position)));
@@ -214,20 +227,32 @@ export class CompiledReads {
   }
 
   /**
-   * `INSERT … RETURNING` the columns `selectFrom` reads, in its order, each
+   * `RETURNING` the columns `selectFrom` reads, in its order, each
    * reference's as a subquery: neither database lets RETURNING join, and
-   * SQLite's sees the table by its name only.
+   * SQLite's sees the written table by its name only (`table`).
    */
-  private insertInto(read: KeyedRead, attributes: readonly string[]): string {
-    const table = this.generator.quoteTable(read.model.getTableName());
+  private returning(read: KeyedRead, table: string): string {
     const { columns, joined } = this.answered(read, table);
     const subqueries = joined.flatMap(({ alias, target, on, columns: named }) =>
       named.map(({ value, name }) => `(SELECT ${value} FROM ${target} AS ${alias} WHERE ${on}) AS ${name}`),
     );
-    const returned = columns.map(({ value, name }) => `${value} AS ${name}`);
+    return `RETURNING ${[...columns.map(({ value, name }) => `${value} AS ${name}`), ...subqueries].join(', ')}`;
+  }
+
+  private insertInto(read: KeyedRead, attributes: readonly string[]): string {
+    const table = this.generator.quoteTable(read.model.getTableName());
     const names = attributes.map((name) => this.quote(columnOf(read.model, name)));
     const values = attributes.length > 0 ? `(${names.join(', ')}) VALUES (${attributes.map((_, index) => this.placeholder(index + 1)).join(', ')})` : 'DEFAULT VALUES';
-    return `INSERT INTO ${table} ${values} RETURNING ${[...returned, ...subqueries].join(', ')}`;
+    return `INSERT INTO ${table} ${values} ${this.returning(read, table)}`;
+  }
+
+  /** `UPDATE … SET` each attribute `WHERE` the key is the last value bound, `RETURNING` as an insert does. */
+  private updateOf(read: KeyedRead, attributes: readonly string[]): string {
+    const { model } = read;
+    const table = this.generator.quoteTable(model.getTableName());
+    const set = attributes.map((name, index) => `${this.quote(columnOf(model, name))} = ${this.placeholder(index + 1)}`);
+    const key = `${table}.${this.quote(columnOf(model, model.primaryKeyAttribute))} = ${this.placeholder(attributes.length + 1)}`;
+    return `UPDATE ${table} SET ${set.join(', ')} WHERE ${key} ${this.returning(read, table)}`;
   }
 
   /** The statement prepared on this connection; one that fails to prepare (its table not there yet, say) is not kept. */

@@ -28,7 +28,7 @@ function storedRow(sequelize: Sequelize, id: unknown): Promise<Record<string, un
   return sequelize.query('SELECT * FROM memos WHERE id = :id', { replacements: { id }, plain: true, type: 'SELECT' }) as Promise<Record<string, unknown>>;
 }
 
-describe('a create written as one compiled statement', () => {
+describe('a create or an update written as one compiled statement', () => {
   const clock = manualClock();
   let aliceId = 0;
   let token = '';
@@ -100,5 +100,65 @@ describe('a create written as one compiled statement', () => {
     expect(onToken.status).toBe(422);
     expect(onToken.body.errors).toEqual({ code: ['The code has already been taken.'] });
     expect(await t.services.registry.get('Memo').model.count({ where: { code: 'twice' } })).toBe(1);
+  });
+
+  test('an update answers the fields and the ETag that a GET then answers, by PATCH on the token site and PUT on the root site', async () => {
+    const created = await t.http.post('/memos/').auth(...credentials('alice')).send({ code: 'edited', title: 'before' });
+    const id = created.body.id as number;
+    clock.advance(60_000);
+    const patched = await t.http.patch(`/api/memos/${id}`).set('Authorization', bearer()).send({ done: true, price: '3', details: [1, 'two'], author_id: aliceId });
+    expect(patched.status).toBe(200);
+    const read = await t.http.get(`/api/memos/${id}`).set('Authorization', bearer());
+    expect(patched.headers.etag).toBe(read.headers.etag);
+    const { author, ...shown } = read.body.data as Record<string, unknown>;
+    expect(patched.body.data).toEqual(shown);
+    expect(shown).toMatchObject({ title: 'before', done: true, price: '3.00', details: [1, 'two'] });
+    expect(author).toBe('alice');
+    expect(shown.updated_at).not.toBe(created.body.updated_at);
+    const put = await t.http.put(`/memos/${id}/`).auth(...credentials('alice')).send({ code: 'edited', title: 'after', done: false, remind_at: '2027-01-02T03:04:05.678Z' });
+    expect(put.status).toBe(200);
+    const again = await t.http.get(`/memos/${id}/`).auth(...credentials('alice'));
+    expect(put.headers.etag).toBe(again.headers.etag);
+    expect(put.body).toEqual(again.body);
+    expect(put.body).toMatchObject({ title: 'after', done: false, remind_at: '2027-01-02T03:04:05.678000', created_at: created.body.created_at });
+  });
+
+  test('an update stores each value as the Sequelize update of the same values stores it', async () => {
+    const { registry, sequelize } = t.services;
+    const changes = { ...EVERY_FIELD, author_id: aliceId };
+    const viaApi = await t.http.post('/memos/').auth(...credentials('alice')).send({ code: 'api-edit', title: 'x' });
+    await t.http.patch(`/memos/${viaApi.body.id}/`).auth(...credentials('alice')).send(changes);
+    const viaModel = await registry.get('Memo').model.create({ code: 'model-edit', title: 'x' });
+    await viaModel.update({ ...changes, remind_at: new Date(EVERY_FIELD.remind_at) });
+    const { id: _a, code: _b, created_at: _c, updated_at: apiUpdated, ...apiRow } = await storedRow(sequelize, viaApi.body.id);
+    const { id: _d, code: _e, created_at: _f, updated_at: modelUpdated, ...modelRow } = await storedRow(sequelize, viaModel.get('id'));
+    expect(apiRow).toEqual(modelRow);
+    expect(typeof apiUpdated).toBe(typeof modelUpdated);
+    if (typeof apiUpdated === 'string') expect(apiUpdated.replace(/\d/g, '0')).toBe(String(modelUpdated).replace(/\d/g, '0'));
+  });
+
+  test('an update under If-Match writes only while the row is the version named', async () => {
+    const created = await t.http.post('/memos/').auth(...credentials('alice')).send({ code: 'versioned', title: 'v1' });
+    const id = created.body.id as number;
+    const current = created.headers.etag as string;
+    const first = await t.http.patch(`/memos/${id}/`).auth(...credentials('alice')).set('If-Match', current).send({ title: 'v2' });
+    expect(first.status).toBe(200);
+    const stale = await t.http.patch(`/memos/${id}/`).auth(...credentials('alice')).set('If-Match', current).send({ title: 'v3' });
+    expect(stale.status).toBe(412);
+    const read = await t.http.get(`/memos/${id}/`).auth(...credentials('alice'));
+    expect(read.body.title).toBe('v2');
+    expect(read.headers.etag).toBe(first.headers.etag);
+  });
+
+  test("an update keeps its own unique value, refuses another row's, and answers 404 for a row that is not there", async () => {
+    await t.http.post('/memos/').auth(...credentials('alice')).send({ code: 'taken', title: 'other' });
+    const created = await t.http.post('/memos/').auth(...credentials('alice')).send({ code: 'mine', title: 'own' });
+    const own = await t.http.put(`/memos/${created.body.id}/`).auth(...credentials('alice')).send({ code: 'mine', title: 'own again' });
+    expect(own.status).toBe(200);
+    const other = await t.http.patch(`/memos/${created.body.id}/`).auth(...credentials('alice')).set('Accept-Language', 'en').send({ code: 'taken' });
+    expect(other.status).toBe(400);
+    expect(other.body).toEqual({ code: ['This value is already in use.'] });
+    const missing = await t.http.patch('/memos/987654/').auth(...credentials('alice')).send({ title: 'nobody' });
+    expect(missing.status).toBe(404);
   });
 });
