@@ -27,8 +27,9 @@ export class RowWriter {
   /** Hooks or links make a write several statements: it needs a transaction of its own. */
   private readonly several: boolean;
   /**
-   * A create is one INSERT that compiled SQL may write (createStored): no
-   * hooks, no links, and times kept in UTC as Sequelize writes them here.
+   * A create or an update is one statement that compiled SQL may write
+   * (createStored, updateStored): no hooks, no links, and times kept in UTC
+   * as Sequelize writes them here.
    */
   readonly oneStatement: boolean;
 

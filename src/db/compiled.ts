@@ -4,6 +4,8 @@
  * the query and the model instances costs Sequelize several times the
  * database's own work (and its SQLite dialect an Error stack per query);
  * these reads skip both and keep the same connection, transactions aside.
+ * A single-row insert or update is written the same way, answering the row
+ * as a read of the same shape would (src/writes.ts decides when).
  */
 import type { Sequelize, TableName } from 'sequelize';
 import { fromStored } from '../cleaning.js';
