@@ -79,6 +79,8 @@ export class ModelViewSet {
   readonly writer: RowWriter;
   /** The compiled read of one row per serializer a retrieve uses. */
   private readonly storedReads = new Map<Serializer, StoredRead>();
+  /** Whether the retrieve reads every reference the exposure's fields show (writtenStored); known on first use. */
+  private retrieveShowsReferences: boolean | undefined;
 
   constructor(
     readonly site: Site,
@@ -338,9 +340,11 @@ export class ModelViewSet {
 
   /** As `written`, for a row the retrieve's read gave: read again only if the answer shows a reference the retrieve does not. */
   private async writtenStored(ctx: RequestContext, row: StoredRow): Promise<unknown> {
-    const retrieved = new Set(this.retrieveSerializer.includes().map(({ association }) => association));
-    const covered = this.serializer.includes().every(({ association }) => retrieved.has(association as string));
-    const shown = covered ? row : ((await this.readStored(this.serializer, row[this.resource.model.primaryKeyAttribute])) ?? row);
+    if (this.retrieveShowsReferences === undefined) {
+      const retrieved = new Set(this.retrieveSerializer.includes().map(({ association }) => association));
+      this.retrieveShowsReferences = this.serializer.includes().every(({ association }) => retrieved.has(association));
+    }
+    const shown = this.retrieveShowsReferences ? row : ((await this.readStored(this.serializer, row[this.resource.model.primaryKeyAttribute])) ?? row);
     const [item] = await this.representRows([shown], this.serializer, [], true);
     return this.site.itemBody(ctx, this.exposure, item as Item);
   }
