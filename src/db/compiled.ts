@@ -43,6 +43,7 @@ interface SqliteStatement {
 
 interface SqliteDatabase {
   prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
+  all(sql: string, params: readonly unknown[], callback: (error: Error | null, rows: PlainRow[]) => void): void;
 }
 
 interface PostgresClient {
@@ -107,8 +108,17 @@ export function joinedReferences(include: readonly unknown[]): JoinedReference[]
   return joined;
 }
 
+/**
+ * How many statements are kept (on SQLite, prepared) at most. A write's SQL
+ * names the columns it sets, which a client chooses (a PATCH of any subset):
+ * past this many, a statement is written and run each time, never kept.
+ */
+const MAX_KEPT_STATEMENTS = 500;
+
 export class CompiledReads {
   private readonly statements = new Map<string, string>();
+  /** The SQL texts of `statements`, which SQLite prepares once. */
+  private readonly kept = new Set<string>();
   private readonly sqlite: boolean;
   /** SQLite statements prepared once per connection; finalized before it closes (else SQLite refuses to close it). */
   private readonly prepared = new Map<SqliteDatabase, Map<string, Promise<SqliteStatement>>>();
@@ -177,7 +187,10 @@ export class CompiledReads {
     let sql = this.statements.get(key);
     if (!sql) {
       sql = compile();
-      this.statements.set(key, sql);
+      if (this.statements.size < MAX_KEPT_STATEMENTS) {
+        this.statements.set(key, sql);
+        this.kept.add(sql);
+      }
     }
     return sql;
   }
@@ -300,6 +313,7 @@ export class CompiledReads {
         throw error;
       });
       const db = await this.sqliteConnection;
+      if (!this.kept.has(sql)) return new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
       const statement = await this.preparedOn(db, sql);
       return new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows))));
     }
