@@ -53,6 +53,23 @@ export function fromStored(field: FieldDeclaration | undefined, value: unknown, 
   return value;
 }
 
+/**
+ * A model's value as a statement binds it, written as Sequelize writes it
+ * (its stored text is what reads, orders and ETags see): a time as
+ * `YYYY-MM-DD HH:MM:SS.mmm +00:00`, JSON as its text; SQLite takes booleans
+ * as 1 and 0. fromStored reads each back.
+ */
+export function toStored(field: FieldDeclaration | undefined, value: unknown, sqlite: boolean): unknown {
+  if (value === null || value === undefined) return null;
+  if (field?.kind === 'datetime' && value instanceof Date) {
+    const iso = value.toISOString();
+    return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
+  }
+  if (field?.kind === 'json') return JSON.stringify(value);
+  if (field?.kind === 'boolean' && sqlite) return value ? 1 : 0;
+  return value;
+}
+
 /** A decimal as Django REST Framework shows it: a string with exactly `places` decimals ("12.50"). */
 export function formatDecimal(value: unknown, places: number): string | null {
   if (value === null || value === undefined) return null;

@@ -2,7 +2,7 @@ import { fn, col, where, Op, type IncludeOptions, type Transaction, type WhereOp
 import { cleanValue, formatDecimal, fromStored, parseBoolean, typeName, type WritableField } from './cleaning.js';
 import { FieldErrors, ValidationError } from './errors.js';
 import { isFormData } from './parsers.js';
-import { displayName, displayNameOf, type BoundResource, type Row } from './registry.js';
+import { displayName, displayNameOf, type BoundResource, type Row, type StoredRecord } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
 
 export interface SerializerOptions {
@@ -153,7 +153,7 @@ export class Serializer {
    */
   async validate(
     input: unknown,
-    { partial = false, instance, unique = true, transaction }: { partial?: boolean; instance?: Row; unique?: boolean; transaction?: Transaction } = {},
+    { partial = false, instance, unique = true, transaction }: { partial?: boolean; instance?: StoredRecord; unique?: boolean; transaction?: Transaction } = {},
   ) {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new ValidationError({
@@ -202,7 +202,7 @@ export class Serializer {
     }
   }
 
-  private async checkUnique(values: Record<string, unknown>, errors: FieldErrors, instance?: Row): Promise<void> {
+  private async checkUnique(values: Record<string, unknown>, errors: FieldErrors, instance?: StoredRecord): Promise<void> {
     for (const spec of this.writable) {
       const field = spec.field as StringField;
       const value = values[spec.name];

@@ -82,6 +82,8 @@ export class ModelViewSet {
   private readonly storedReads = new Map<Serializer, StoredRead>();
   /** The tables a list read with each relation plan reads, for its page tags. */
   private readonly tablesOfPlans = new WeakMap<LoadPlan, string[]>();
+  /** Whether the retrieve reads every reference the exposure's fields show (writtenStored); known on first use. */
+  private retrieveShowsReferences: boolean | undefined;
 
   constructor(
     readonly site: Site,
@@ -279,7 +281,11 @@ export class ModelViewSet {
   protected async checkVersion(ctx: RequestContext, action: PermissionAction, permissions = this.permissions): Promise<void> {
     const header = ctx.req.headers['if-match'];
     if (header === undefined) return;
-    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions);
+    await this.holdsVersion(ctx, header, await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions));
+  }
+
+  /** 412 unless `header` (If-Match) names the stored row's version. */
+  private async holdsVersion(ctx: RequestContext, header: string, row: StoredRow): Promise<void> {
     if (!ifMatchHolds(header, await this.storedTag(row))) throw new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
   }
 
@@ -324,6 +330,8 @@ export class ModelViewSet {
 
   async create(ctx: RequestContext): Promise<SiteResponse> {
     const values = await this.serializer.validate(await this.data(ctx));
+    const stored = await this.createStored(ctx, values);
+    if (stored) return this.withTag({ status: 201, data: await this.writtenStored(ctx, stored) }, await this.storedTag(stored));
     const row = await this.performCreate(ctx, values);
     return this.withTag({ status: 201, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
@@ -333,9 +341,36 @@ export class ModelViewSet {
   }
 
   protected async performCreate(ctx: RequestContext, values: Record<string, unknown>): Promise<Row> {
+    this.owned(ctx, values);
+    return this.writer.create(values, { user: ctx.user });
+  }
+
+  private owned(ctx: RequestContext, values: Record<string, unknown>): void {
     const ownerField = this.resource.declaration.ownerField;
     if (ownerField && ctx.user) values[ownerField] = ctx.user.id;
-    return this.writer.create(values, { user: ctx.user });
+  }
+
+  /**
+   * A create that is one INSERT, answered with the row as the retrieve reads
+   * it (so that its tag needs no second read); null when a subclass writes
+   * its own way (performCreate) or the write needs Sequelize (hooks, links).
+   */
+  private async createStored(ctx: RequestContext, values: Record<string, unknown>): Promise<StoredRow | null> {
+    if (!this.writer.oneStatement || this.performCreate !== ModelViewSet.prototype.performCreate) return null;
+    this.owned(ctx, values);
+    const { read, shape } = this.storedReadFor(this.retrieveSerializer);
+    return this.writer.createStored(values, { user: ctx.user }, read, shape);
+  }
+
+  /** As `written`, for a row the retrieve's read gave: read again only if the answer shows a reference the retrieve does not. */
+  private async writtenStored(ctx: RequestContext, row: StoredRow): Promise<unknown> {
+    if (this.retrieveShowsReferences === undefined) {
+      const retrieved = new Set(this.retrieveSerializer.includes().map(({ association }) => association));
+      this.retrieveShowsReferences = this.serializer.includes().every(({ association }) => retrieved.has(association));
+    }
+    const shown = this.retrieveShowsReferences ? row : ((await this.readStored(this.serializer, row[this.resource.model.primaryKeyAttribute])) ?? row);
+    const [item] = await this.representRows([shown], this.serializer, [], true);
+    return this.site.itemBody(ctx, this.exposure, item as Item);
   }
 
   async update(ctx: RequestContext): Promise<SiteResponse> {
@@ -347,11 +382,36 @@ export class ModelViewSet {
   }
 
   private async updateWith(ctx: RequestContext, action: PermissionAction, partial: boolean): Promise<SiteResponse> {
+    if (this.updatesStored()) return this.updateStored(ctx, action, partial);
     await this.checkVersion(ctx, action);
     const row = await this.getObject(ctx, action);
     const values = await this.serializer.validate(await this.data(ctx), { partial, instance: row });
     await this.performUpdate(ctx, row, values);
     return this.withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
+  }
+
+  /** Whether an update is one compiled UPDATE: no hooks or links, and no subclass reading or writing the row its own way. */
+  private updatesStored(): boolean {
+    const own = ModelViewSet.prototype;
+    return this.writer.oneStatement && this.getObject === own.getObject && this.performUpdate === own.performUpdate;
+  }
+
+  /**
+   * updateWith as one read and one UPDATE … RETURNING: the row read as the
+   * retrieve reads it serves the permissions, If-Match and the validation;
+   * the answer and its tag come from the row the UPDATE returns.
+   */
+  private async updateStored(ctx: RequestContext, action: PermissionAction, partial: boolean): Promise<SiteResponse> {
+    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
+    const header = ctx.req.headers['if-match'];
+    if (header !== undefined) await this.holdsVersion(ctx, header, row);
+    const values = await this.serializer.validate(await this.data(ctx), { partial, instance: storedRecord(this.resource, row) });
+    const { read, shape } = this.storedReadFor(this.retrieveSerializer);
+    const key = row[this.resource.model.primaryKeyAttribute];
+    const updated = await this.writer.updateStored(key, values, { user: ctx.user }, read, shape);
+    // Gone since it was read: as if it had not been found.
+    if (!updated) throw this.notFound(ctx, ctx.req.params.pk);
+    return this.withTag({ status: 200, data: await this.writtenStored(ctx, updated) }, await this.storedTag(updated));
   }
 
   protected async performUpdate(ctx: RequestContext, row: Row, values: Record<string, unknown>): Promise<void> {

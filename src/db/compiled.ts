@@ -4,6 +4,8 @@
  * the query and the model instances costs Sequelize several times the
  * database's own work (and its SQLite dialect an Error stack per query);
  * these reads skip both and keep the same connection, transactions aside.
+ * A single-row insert or update is written the same way, answering the row
+ * as a read of the same shape would (src/writes.ts decides when).
  */
 import type { Sequelize, TableName } from 'sequelize';
 import { fromStored } from '../cleaning.js';
@@ -41,10 +43,17 @@ interface SqliteStatement {
 
 interface SqliteDatabase {
   prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
+  all(sql: string, params: readonly unknown[], callback: (error: Error | null, rows: PlainRow[]) => void): void;
 }
 
 interface PostgresClient {
   query(config: { text: string; values: readonly unknown[] }): Promise<{ rows: PlainRow[] }>;
+}
+
+/** A column of a statement's answer: the value it reads and the (quoted) name it answers as. */
+interface Answered {
+  value: string;
+  name: string;
 }
 
 /** `a.b` keys of a joined read as nested objects, as Sequelize's `raw: true, nest: true`. */
@@ -99,8 +108,17 @@ export function joinedReferences(include: readonly unknown[]): JoinedReference[]
   return joined;
 }
 
+/**
+ * How many statements are kept (on SQLite, prepared) at most. A write's SQL
+ * names the columns it sets, which a client chooses (a PATCH of any subset):
+ * past this many, a statement is written and run each time, never kept.
+ */
+const MAX_KEPT_STATEMENTS = 500;
+
 export class CompiledReads {
   private readonly statements = new Map<string, string>();
+  /** The SQL texts of `statements`, which SQLite prepares once. */
+  private readonly kept = new Set<string>();
   private readonly sqlite: boolean;
   /** SQLite statements prepared once per connection; finalized before it closes (else SQLite refuses to close it). */
   private readonly prepared = new Map<SqliteDatabase, Map<string, Promise<SqliteStatement>>>();
@@ -133,6 +151,32 @@ export class CompiledReads {
     return (await this.run(sql, [limit, offset])).map(nested);
   }
 
+  /**
+   * Inserts one row of these column values (by attribute, bound as given) in
+   * one statement, and answers it as `one` reads it back with the same read
+   * and shape: the same columns, values and order, references nested.
+   */
+  async inserted(read: KeyedRead, shape: string, values: Readonly<Record<string, unknown>>): Promise<PlainRow> {
+    const attributes = Object.keys(values);
+    const sql = this.statement(`${read.model.name}:insert:${shape}:${attributes.join(',')}`, () => this.insertInto(read, attributes));
+    const [row] = await this.run(sql, attributes.map((name) => values[name]), 'write');
+    if (!row) throw new Error(`${read.model.name}: an insert answered no row`);
+    return nested(row);
+  }
+
+  /**
+   * Sets these column values (by attribute, bound as given) of the row whose
+   * primary key is `key`, and answers it as `one` reads it back; null if no
+   * row has that key. With no value to set, the row is only read.
+   */
+  async updated(read: KeyedRead, shape: string, key: unknown, values: Readonly<Record<string, unknown>>): Promise<PlainRow | null> {
+    const attributes = Object.keys(values);
+    if (attributes.length === 0) return this.one(read, shape, key);
+    const sql = this.statement(`${read.model.name}:update:${shape}:${attributes.join(',')}`, () => this.updateOf(read, attributes));
+    const [row] = await this.run(sql, [...attributes.map((name) => values[name]), key], 'write');
+    return row ? nested(row) : null;
+  }
+
   /** Rows of SQL the caller writes once (`compile` runs the first time `shape` is asked), its values bound in order. */
   async rows(shape: string, compile: (quote: (name: string) => string, placeholder: (position: number) => string) => string, params: readonly unknown[]): Promise<PlainRow[]> {
     const sql = this.statement(shape, () => compile((name) => this.quote(name), (position) => this.placeholder(position)));
@@ -143,7 +187,10 @@ export class CompiledReads {
     let sql = this.statements.get(key);
     if (!sql) {
       sql = compile();
-      this.statements.set(key, sql);
+      if (this.statements.size < MAX_KEPT_STATEMENTS) {
+        this.statements.set(key, sql);
+        this.kept.add(sql);
+      }
     }
     return sql;
   }
@@ -161,20 +208,66 @@ export class CompiledReads {
     return this.sqlite ? `?${position}` : `$${position}`;
   }
 
-  /** `SELECT <columns> FROM <table> AS base LEFT OUTER JOIN …` for the read's attributes and references. */
-  private selectFrom({ model, attributes = defaultAttributes(model), include = [] }: KeyedRead): string {
+  /**
+   * The columns a read answers, each a value (`<table>.<column>`, `table`
+   * being what the statement calls the base table) and the name it is
+   * answered as; each reference's (`<alias>.<column>`, `<association>.<name>`)
+   * with what joins it.
+   */
+  private answered(
+    { model, attributes = defaultAttributes(model), include = [] }: KeyedRead,
+    table: string,
+  ): { columns: Answered[]; joined: { alias: string; target: string; on: string; columns: Answered[] }[] } {
     const quote = (name: string): string => this.quote(name);
-    const base = quote('base');
-    const columns = attributes.map((name) => `${base}.${quote(columnOf(model, name))} AS ${quote(name)}`);
-    const joins = include.map(({ association, attributes: joined }) => {
+    const columns = attributes.map((name) => ({ value: `${table}.${quote(columnOf(model, name))}`, name: quote(name) }));
+    const joined = include.map(({ association, attributes: names }) => {
       const relation = model.associations[association] as unknown as { target: RowModel; foreignKey: string; targetKey: string } | undefined;
       if (!relation) throw new Error(`${model.name} has no association ${association}`);
       const alias = quote(association);
-      for (const name of joined ?? defaultAttributes(relation.target)) columns.push(`${alias}.${quote(columnOf(relation.target, name))} AS ${quote(`${association}.${name}`)}`);
-      const on = `${alias}.${quote(columnOf(relation.target, relation.targetKey))} = ${base}.${quote(columnOf(model, relation.foreignKey))}`;
-      return ` LEFT OUTER JOIN ${this.generator.quoteTable(relation.target.getTableName())} AS ${alias} ON ${on}`;
+      const on = `${alias}.${quote(columnOf(relation.target, relation.targetKey))} = ${table}.${quote(columnOf(model, relation.foreignKey))}`;
+      const target = this.generator.quoteTable(relation.target.getTableName());
+      const columns = (names ?? defaultAttributes(relation.target)).map((name) => ({ value: `${alias}.${quote(columnOf(relation.target, name))}`, name: quote(`${association}.${name}`) }));
+      return { alias, target, on, columns };
     });
-    return `SELECT ${columns.join(', ')} FROM ${this.generator.quoteTable(model.getTableName())} AS ${base}${joins.join('')}`;
+    return { columns, joined };
+  }
+
+  /** `SELECT <columns> FROM <table> AS base LEFT OUTER JOIN …` for the read's attributes and references. */
+  private selectFrom(read: KeyedRead): string {
+    const base = this.quote('base');
+    const { columns, joined } = this.answered(read, base);
+    const joins = joined.map(({ alias, target, on }) => ` LEFT OUTER JOIN ${target} AS ${alias} ON ${on}`).join('');
+    const selected = [...columns, ...joined.flatMap((join) => join.columns)].map(({ value, name }) => `${value} AS ${name}`);
+    return `SELECT ${selected.join(', ')} FROM ${this.generator.quoteTable(read.model.getTableName())} AS ${base}${joins}`;
+  }
+
+  /**
+   * `RETURNING` the columns `selectFrom` reads, in its order, each
+   * reference's as a subquery: neither database lets RETURNING join, and
+   * SQLite's sees the written table by its name only (`table`).
+   */
+  private returning(read: KeyedRead, table: string): string {
+    const { columns, joined } = this.answered(read, table);
+    const subqueries = joined.flatMap(({ alias, target, on, columns: named }) =>
+      named.map(({ value, name }) => `(SELECT ${value} FROM ${target} AS ${alias} WHERE ${on}) AS ${name}`),
+    );
+    return `RETURNING ${[...columns.map(({ value, name }) => `${value} AS ${name}`), ...subqueries].join(', ')}`;
+  }
+
+  private insertInto(read: KeyedRead, attributes: readonly string[]): string {
+    const table = this.generator.quoteTable(read.model.getTableName());
+    const names = attributes.map((name) => this.quote(columnOf(read.model, name)));
+    const values = attributes.length > 0 ? `(${names.join(', ')}) VALUES (${attributes.map((_, index) => this.placeholder(index + 1)).join(', ')})` : 'DEFAULT VALUES';
+    return `INSERT INTO ${table} ${values} ${this.returning(read, table)}`;
+  }
+
+  /** `UPDATE … SET` each attribute `WHERE` the key is the last value bound, `RETURNING` as an insert does. */
+  private updateOf(read: KeyedRead, attributes: readonly string[]): string {
+    const { model } = read;
+    const table = this.generator.quoteTable(model.getTableName());
+    const set = attributes.map((name, index) => `${this.quote(columnOf(model, name))} = ${this.placeholder(index + 1)}`);
+    const key = `${table}.${this.quote(columnOf(model, model.primaryKeyAttribute))} = ${this.placeholder(attributes.length + 1)}`;
+    return `UPDATE ${table} SET ${set.join(', ')} WHERE ${key} ${this.returning(read, table)}`;
   }
 
   /** The statement prepared on this connection; one that fails to prepare (its table not there yet, say) is not kept. */
@@ -211,7 +304,7 @@ export class CompiledReads {
     await Promise.all(statements.map(finalize));
   }
 
-  private async run(sql: string, params: readonly unknown[]): Promise<PlainRow[]> {
+  private async run(sql: string, params: readonly unknown[], type: 'read' | 'write' = 'read'): Promise<PlainRow[]> {
     const connections = this.sequelize.connectionManager;
     if (this.sqlite) {
       // Sequelize keeps one SQLite connection outside transactions and hands out that same one: asked for once.
@@ -220,10 +313,11 @@ export class CompiledReads {
         throw error;
       });
       const db = await this.sqliteConnection;
+      if (!this.kept.has(sql)) return new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
       const statement = await this.preparedOn(db, sql);
       return new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows))));
     }
-    const client = await connections.getConnection({ type: 'read' });
+    const client = await connections.getConnection({ type });
     try {
       return (await (client as unknown as PostgresClient).query({ text: sql, values: params })).rows;
     } finally {

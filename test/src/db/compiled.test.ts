@@ -38,6 +38,17 @@ describe('compiled reads on the Sequelize connection', () => {
   });
 });
 
+describe('compiled statements past the number kept', () => {
+  const t = useTestApp();
+
+  test('still run, each written again when asked (a PATCH may name any set of columns)', async () => {
+    const reads = compiledReads(t.services.sequelize);
+    const select = (n: number): Promise<unknown[]> => reads.rows(`test-many-${n}`, (_quote, placeholder) => `SELECT ${n} + ${placeholder(1)} AS total`, [1]);
+    for (let n = 0; n < 520; n += 1) expect(await select(n)).toEqual([{ total: n + 1 }]);
+    expect(await select(519)).toEqual([{ total: 520 }]);
+  });
+});
+
 describe('a compiled read of a table that does not exist yet', () => {
   // Its own throwaway database: the table it makes goes with it.
   const t = useTestApp();
