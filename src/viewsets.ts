@@ -18,6 +18,7 @@ import { RelationPlans } from './relations/plans.js';
 import { RowWriter } from './writes.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from './db/compiled.js';
 import { entityTag, ifMatchHolds, noneMatch } from './conditional.js';
+import { checkedAgainOnUniqueViolation } from './db/unique-violation.js';
 import { pageTag, tablesRead, type PageTag } from './page-tags.js';
 import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
@@ -329,7 +330,12 @@ export class ModelViewSet {
   }
 
   async create(ctx: RequestContext): Promise<SiteResponse> {
-    const values = await this.serializer.validate(await this.data(ctx));
+    const data = await this.data(ctx);
+    const values = await this.serializer.validate(data);
+    return checkedAgainOnUniqueViolation(() => this.created(ctx, values), () => this.serializer.validate(data));
+  }
+
+  private async created(ctx: RequestContext, values: Record<string, unknown>): Promise<SiteResponse> {
     const stored = await this.createStored(ctx, values);
     if (stored) return this.withTag({ status: 201, data: await this.writtenStored(ctx, stored) }, await this.storedTag(stored));
     const row = await this.performCreate(ctx, values);
@@ -385,8 +391,10 @@ export class ModelViewSet {
     if (this.updatesStored()) return this.updateStored(ctx, action, partial);
     await this.checkVersion(ctx, action);
     const row = await this.getObject(ctx, action);
-    const values = await this.serializer.validate(await this.data(ctx), { partial, instance: row });
-    await this.performUpdate(ctx, row, values);
+    const data = await this.data(ctx);
+    const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: row });
+    const values = await validate();
+    await checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate);
     return this.withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
 
@@ -405,10 +413,12 @@ export class ModelViewSet {
     const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
     const header = ctx.req.headers['if-match'];
     if (header !== undefined) await this.holdsVersion(ctx, header, row);
-    const values = await this.serializer.validate(await this.data(ctx), { partial, instance: storedRecord(this.resource, row) });
+    const data = await this.data(ctx);
+    const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: storedRecord(this.resource, row) });
+    const values = await validate();
     const { read, shape } = this.storedReadFor(this.retrieveSerializer);
     const key = row[this.resource.model.primaryKeyAttribute];
-    const updated = await this.writer.updateStored(key, values, { user: ctx.user }, read, shape);
+    const updated = await checkedAgainOnUniqueViolation(() => this.writer.updateStored(key, values, { user: ctx.user }, read, shape), validate);
     // Gone since it was read: as if it had not been found.
     if (!updated) throw this.notFound(ctx, ctx.req.params.pk);
     return this.withTag({ status: 200, data: await this.writtenStored(ctx, updated) }, await this.storedTag(updated));

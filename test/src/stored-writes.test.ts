@@ -162,4 +162,25 @@ describe('a create or an update written as one compiled statement', () => {
     const missing = await t.http.patch('/memos/987654/').auth(...credentials('alice')).send({ title: 'nobody' });
     expect(missing.status).toBe(404);
   });
+  test('answers a unique value taken by a simultaneous write with the field error, never a 500, on both sites', async () => {
+    const body = { code: 'race-1', title: 'racing' };
+    const [tokenSite, rootSite] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, () => t.http.post('/api/memos').set('Authorization', bearer()).send(body))),
+      Promise.all(Array.from({ length: 6 }, () => t.http.post('/memos/').auth(...credentials('alice')).send(body))),
+    ]);
+    expect([...tokenSite, ...rootSite].filter((answer) => answer.status === 201)).toHaveLength(1);
+    for (const refused of tokenSite.filter((answer) => answer.status !== 201)) {
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({ code: [expect.any(String)] });
+    }
+    for (const refused of rootSite.filter((answer) => answer.status !== 201)) {
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ code: [expect.any(String)] });
+    }
+    const updates = await Promise.all(
+      ['race-2', 'race-3'].map(async (code) => (await t.http.post('/memos/').auth(...credentials('alice')).send({ code, title: 'to rename' })).body.id as number),
+    );
+    const renamed = await Promise.all(updates.map((id) => t.http.patch(`/memos/${id}/`).auth(...credentials('alice')).send({ code: 'race-4' })));
+    expect(renamed.map((answer) => answer.status).sort()).toEqual([200, 400]);
+  });
 });
