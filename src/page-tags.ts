@@ -77,7 +77,9 @@ let framework: string | undefined;
 function frameworkHash(): string {
   if (framework === undefined) {
     const hash = createHash('sha1');
-    for (const file of frameworkFiles(path.dirname(fileURLToPath(import.meta.url)))) hash.update(file).update(readFileSync(file));
+    const dir = path.dirname(fileURLToPath(import.meta.url));
+    // Named from the framework's own folder: the same build deployed in two places tags pages alike.
+    for (const file of frameworkFiles(dir)) hash.update(path.relative(dir, file)).update(readFileSync(file));
     framework = hash.digest('base64url');
   }
   return framework;

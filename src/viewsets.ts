@@ -215,8 +215,8 @@ export class ModelViewSet {
     const request = this.site.querying.listRequest(ctx, this.listQuery);
     const serializer = this.serializerFor(request.expand);
     const paginator = this.paginatorFor(ctx);
-    // Before anything is read: a write after it only makes the tag older than the page.
-    const kept = paginator || !ctx.renderer.renderStream ? await this.pageTag(ctx, serializer, request.expand) : null;
+    // Before anything is read: a write after it only makes the tag older than the page (a streamed list's too).
+    const kept = await this.pageTag(ctx, serializer, request.expand);
     if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
     const headers = kept ? { ETag: kept.tag } : undefined;
     const query = await this.queryOptions(ctx, request, serializer);
@@ -241,7 +241,7 @@ export class ModelViewSet {
       yield firstItems;
       for await (const rows of batches) yield await represented(rows);
     });
-    return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true };
+    return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true, headers };
   }
 
   async retrieve(ctx: RequestContext): Promise<SiteResponse> {

@@ -52,6 +52,15 @@ const SITES: SiteCase[] = [
     headers: async (t, username) => ({ Authorization: `Bearer ${await loginToken(t, username)}`, Accept: JSON_TYPE, ...HOST }),
     itemOf: (body) => body.comment as Record<string, unknown>,
   },
+  {
+    site: 'the token site’s whole list, written as it is read (bearer)',
+    create: '/api/comments',
+    list: '/api/comments',
+    named: '/api/comments?include=owner',
+    row: (id) => `/api/comments/${id}`,
+    headers: async (t, username) => ({ Authorization: `Bearer ${await loginToken(t, username)}`, Accept: JSON_TYPE, ...HOST }),
+    itemOf: (body) => body.comment as Record<string, unknown>,
+  },
 ];
 
 describe.each(SITES)('a page tagged by its tables’ versions on $site', ({ create, list, named, row, headers, itemOf }) => {
