@@ -19,6 +19,8 @@ export default defineResource({
     updated_at: field.updatedAt(),
   },
   ownerField: 'user_id',
+  // How a comment is named where it is shown by name (the admin's record titles, its links and searches).
+  displayField: 'title',
   permissions: [isAuthenticated, isOwnerOrStaff],
   // What clients may ask of comment lists, on both sites, each in its own dialect.
   query: {

@@ -51,7 +51,7 @@ describe('the admin audit log', () => {
     expect(res.body.notice.type).toBe('success');
     const id = String(res.body.record.id);
     const [entry] = await logged(root);
-    expect(entry).toMatchObject({ account: 'staffer', account_id: await idOf(t, 'staffer'), action: 'create', resource: 'comments', record_id: id, record_title: id });
+    expect(entry).toMatchObject({ account: 'staffer', account_id: await idOf(t, 'staffer'), action: 'create', resource: 'comments', record_id: id, record_title: 'Audited' });
     expect(entry?.changes).toMatchObject({ id: Number(id), title: 'Audited', body: 'Written in the admin', user_id: await idOf(t, 'staffer') });
     const when = new Date(entry!.created_at).getTime();
     expect(when).toBeGreaterThanOrEqual(before - 1000);
