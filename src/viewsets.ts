@@ -150,7 +150,7 @@ export class ModelViewSet extends StoredWritesViewSet {
     const data = await this.data(ctx);
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: row });
     const values = await validate();
-    await checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate);
+    await this.guarded(ctx, () => checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate));
     return withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
 
@@ -161,18 +161,18 @@ export class ModelViewSet extends StoredWritesViewSet {
   }
 
   protected async performUpdate(ctx: RequestContext, row: Row, values: Record<string, unknown>): Promise<void> {
-    await this.writer.update(row, values, { user: ctx.user });
+    await this.writer.update(row, values, { user: ctx.user, expected: this.expectedVersion(ctx) });
   }
 
   async destroy(ctx: RequestContext): Promise<SiteResponse> {
     await this.checkVersion(ctx, 'destroy');
     const row = await this.getObject(ctx, 'destroy');
-    await this.performDestroy(ctx, row);
+    await this.guarded(ctx, () => this.performDestroy(ctx, row));
     return this.site.destroyed;
   }
 
   protected async performDestroy(ctx: RequestContext, row: Row): Promise<void> {
-    await this.writer.destroy(row, { user: ctx.user });
+    await this.writer.destroy(row, { user: ctx.user, expected: this.expectedVersion(ctx) });
   }
 
   /** The serializer of a custom action's input fields (labels from the resource's catalogue). */
@@ -203,19 +203,23 @@ export class ModelViewSet extends StoredWritesViewSet {
     const data = input ? await input.validate(await this.data(ctx)) : {};
     const { user } = ctx;
     const { writer } = this;
-    const result = await declared.run({
+    // The action's first update writes only while the row is the version If-Match checked; it then holds the next one itself.
+    let expected = this.expectedVersion(ctx);
+    const result = await this.guarded(ctx, async () => declared.run({
       user,
       row,
       data,
       method: (ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method) as ActionMethod,
       update: async (values, transaction) => {
         if (!row) throw new Error(`${this.resource.declaration.name}.${name} is a list action: it has no row to update`);
-        return writer.update(row, values, { user, transaction });
+        const guard = expected;
+        expected = undefined;
+        return writer.update(row, values, { user, transaction, expected: guard });
       },
       transaction: (work) => writer.transaction(work),
       model: writer.modelOf,
       refuse: (field, key, params) => writer.refuse(field, key, params),
-    });
+    }));
     if (result && 'body' in result) return { status: result.status ?? 200, data: result.body };
     if (result) row = result;
     if (!row) return { status: 204 };

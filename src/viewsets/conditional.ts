@@ -5,10 +5,12 @@
  * `fields` answers with (src/conditional.ts makes it).
  */
 import type { RequestContext, SiteResponse } from '../contracts.js';
-import { entityTag, ifMatchHolds } from '../conditional.js';
+import { entityTag, ifMatchHolds, namesAnyVersion } from '../conditional.js';
+import { RowChanged, type RowVersion } from '../db/row-version.js';
 import { ApiError, resourceLabel } from '../errors.js';
 import { pageTag, tablesRead, type PageTag } from '../page-tags.js';
 import type { PermissionAction } from '../permissions.js';
+import { parsePk } from '../pk.js';
 import type { Row } from '../registry.js';
 import { isEmptyPlan, type LoadPlan, type StoredRow } from '../relations/loader.js';
 import type { Serializer } from '../serializers.js';
@@ -27,6 +29,8 @@ export function withTag(response: SiteResponse, tag: string | null): SiteRespons
 export class ConditionalViewSet extends GenericViewSet {
   /** The tables a list read with each relation plan reads, for its page tags. */
   private readonly tablesOfPlans = new WeakMap<LoadPlan, string[]>();
+  /** The version each request's If-Match was checked against, for its write to name (expectedVersion). */
+  private readonly checkedVersions = new WeakMap<RequestContext, RowVersion>();
 
   /**
    * A list page's tag from the versions of the tables it reads, before it is
@@ -52,7 +56,40 @@ export class ConditionalViewSet extends GenericViewSet {
   protected async checkVersion(ctx: RequestContext, action: PermissionAction, permissions = this.permissions): Promise<void> {
     const header = ctx.req.headers['if-match'];
     if (header === undefined) return;
-    await this.holdsVersion(ctx, header, await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions));
+    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions);
+    await this.holdsVersion(ctx, header, row);
+    const version = this.versionOf(header, row);
+    if (version) this.checkedVersions.set(ctx, version);
+  }
+
+  /** The version of the row this request's If-Match was checked against, which its write must still find; none without If-Match. */
+  protected expectedVersion(ctx: RequestContext): RowVersion | undefined {
+    return this.checkedVersions.get(ctx);
+  }
+
+  /** The version a write under `header` (If-Match) must find: none for `*` (any version), nor for a resource without an update time. */
+  protected versionOf(header: string, row: StoredRow): RowVersion | undefined {
+    const updated = this.resource.timestamps.updated;
+    if (namesAnyVersion(header) || !updated || row[updated] === undefined) return undefined;
+    return { updatedAt: row[updated] };
+  }
+
+  /** Runs a write under the version checked; a row found changed (RowChanged) answers 412 as the check does, or 404 if it is gone. */
+  protected async guarded<T>(ctx: RequestContext, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof RowChanged)) throw error;
+      throw await this.refusedWrite(ctx);
+    }
+  }
+
+  /** Why a conditional write found nothing to write: the row changed since it was checked (412), or it is gone (404). */
+  protected async refusedWrite(ctx: RequestContext): Promise<ApiError> {
+    const raw = ctx.req.params.pk;
+    const pk = parsePk(typeof raw === 'string' ? raw : undefined);
+    const still = pk === null ? null : await this.readStored(this.retrieveSerializer, pk);
+    return still ? new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) }) : this.notFound(ctx, raw);
   }
 
   /** 412 unless `header` (If-Match) names the stored row's version. */

@@ -53,14 +53,15 @@ export class StoredWritesViewSet extends ConditionalViewSet {
     const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
     const header = ctx.req.headers['if-match'];
     if (header !== undefined) await this.holdsVersion(ctx, header, row);
+    // Written only while the row is still the version checked: a write in between updates nothing.
+    const expected = header === undefined ? undefined : this.versionOf(header, row);
     const data = await this.data(ctx);
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: storedRecord(this.resource, row) });
     const values = await validate();
     const { read, shape } = this.storedReadFor(this.retrieveSerializer);
-    const key = row[this.resource.model.primaryKeyAttribute];
-    const updated = await checkedAgainOnUniqueViolation(() => this.writer.updateStored(key, values, { user: ctx.user }, read, shape), validate);
-    // Gone since it was read: as if it had not been found.
-    if (!updated) throw this.notFound(ctx, ctx.req.params.pk);
+    const updated = await checkedAgainOnUniqueViolation(() => this.writer.updateStored(row, values, { user: ctx.user, expected }, read, shape), validate);
+    // Gone since it was read: as if it had not been found; changed since it was checked: 412.
+    if (!updated) throw await this.refusedWrite(ctx);
     return withTag({ status: 200, data: await this.writtenStored(ctx, updated) }, await this.storedTag(updated));
   }
 }
