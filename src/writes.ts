@@ -3,13 +3,15 @@
  * action: its hooks and its many-to-many links in one transaction with the
  * row, so that a refusal or a failure leaves nothing half written.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { Op, Transaction } from 'sequelize';
 import type { AuthUser } from './auth/accounts.js';
-import { toStored } from './cleaning.js';
+import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
 import { claimVersion, nextVersionTime, type RowVersion } from './db/row-version.js';
 import type { MessageParams } from './errors.js';
+import type { FieldDeclaration } from './fields.js';
 import { refusal, type HookContext, type HookName } from './hooks.js';
 import type { AnyRelation, BoundResource, Row, RowModel } from './registry.js';
 
@@ -26,6 +28,17 @@ export interface WriteOptions {
    * throws RowChanged. Ignored by a resource without an update time.
    */
   expected?: RowVersion;
+}
+
+/**
+ * Whether `value` (as validated) is what the row already stores (`stored`,
+ * as the driver read it): equal as a model instance sees both (a time to the
+ * millisecond, JSON by content), or bound as the same stored value. When in
+ * doubt, not the same: the column is written.
+ */
+function sameAsStored(field: FieldDeclaration | undefined, value: unknown, stored: unknown, sqlite: boolean): boolean {
+  if (stored === undefined) return false;
+  return isDeepStrictEqual(fromStored(field, stored, sqlite), value) || toStored(field, value, sqlite) === stored;
 }
 
 export class RowWriter {
@@ -93,15 +106,21 @@ export class RowWriter {
 
   /**
    * update's single UPDATE as compiled SQL of the row `current` (as `read`
-   * read it), answered as `read` reads it back; the update time set as
-   * update sets it. Null when the write needs update, when no row has that
+   * read it), answered as `read` reads it back. As update's save, it writes
+   * the values that differ from the row's, and the update time as update
+   * sets it (a change or not). Null when the write needs update, when no row has that
    * key, or when the row is no longer at `options.expected` (the caller
    * tells which).
    */
   async updateStored(current: PlainRow, values: Record<string, unknown>, options: WriteOptions, read: KeyedRead, shape: string): Promise<PlainRow | null> {
     if (!this.oneStatement || options.transaction) return null;
-    const { model, timestamps } = this.resource;
-    const row = this.split(values).columns;
+    const { model, declaration, timestamps } = this.resource;
+    const sqlite = model.sequelize?.getDialect() === 'sqlite';
+    // As Sequelize's save: only the columns whose values change are written, so that UPDATE OF triggers do not fire for the others.
+    const row: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(this.split(values).columns)) {
+      if (!sameAsStored(declaration.fields[name], value, current[name], sqlite)) row[name] = value;
+    }
     const updated = timestamps.updated;
     if (updated) row[updated] = options.expected ? nextVersionTime(this.resource, clock().now(), options.expected) : clock().now();
     const guard = updated && options.expected ? { attribute: updated, version: options.expected } : undefined;

@@ -166,6 +166,18 @@ describe.each(PATHS)('simultaneous writes under one If-Match on $path', ({ decla
   });
 });
 
+/** Counts the writes of the memos' title column: an `UPDATE OF title` trigger fires only for statements that set it. */
+async function countTitleWrites(sequelize: Sequelize): Promise<() => Promise<number>> {
+  await sequelize.query('CREATE TABLE title_writes (n INTEGER)');
+  if (sequelize.getDialect() === 'postgres') {
+    await sequelize.query('CREATE FUNCTION note_title_write() RETURNS trigger AS $$ BEGIN INSERT INTO title_writes VALUES (1); RETURN NEW; END $$ LANGUAGE plpgsql');
+    await sequelize.query('CREATE TRIGGER memos_title_written AFTER UPDATE OF title ON memos FOR EACH ROW EXECUTE FUNCTION note_title_write()');
+  } else {
+    await sequelize.query('CREATE TRIGGER memos_title_written AFTER UPDATE OF title ON memos BEGIN INSERT INTO title_writes VALUES (1); END');
+  }
+  return async () => Number(((await sequelize.query('SELECT COUNT(*) AS n FROM title_writes', { plain: true, type: 'SELECT' })) as { n: unknown }).n);
+}
+
 describe.each(PATHS)('the version a write under If-Match names, on $path', ({ declaration }) => {
   const t = useTestApp(
     async (app) => {
@@ -194,6 +206,18 @@ describe.each(PATHS)('the version a write under If-Match names, on $path', ({ de
     expect(patched.body.title).toBe('edited');
     const other = await t.http.get(root(deleted)).auth(...credentials('alice'));
     expect((await t.http.delete(root(deleted)).auth(...credentials('alice')).set('If-Match', other.headers.etag as string)).status).toBe(204);
+  });
+
+  test('writes only the columns whose values change: an UPDATE OF trigger on another column does not fire', async () => {
+    const titleWrites = await countTitleWrites(t.services.sequelize);
+    const id = await newMemo('columns');
+    const same = await t.http.patch(root(id)).auth(...credentials('alice')).send({ title: 'original', done: true });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ title: 'original', done: true });
+    expect(await titleWrites()).toBe(0);
+    const changed = await t.http.patch(root(id)).auth(...credentials('alice')).send({ title: 'changed' });
+    expect(changed.body.title).toBe('changed');
+    expect(await titleWrites()).toBe(1);
   });
 
   test('a write refused after its version was checked leaves the row at that version: the same If-Match then succeeds', async () => {
