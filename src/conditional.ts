@@ -19,6 +19,11 @@ function listedTags(header: string): string[] | null {
   return header.match(/(?:W\/)?"[^"]*"/g) ?? [];
 }
 
+/** Whether a conditional header is `*`: any version (If-Match: the row need only exist). */
+export function namesAnyVersion(header: string): boolean {
+  return listedTags(header) === null;
+}
+
 /** `If-None-Match` (weak comparison): the client holds this representation already. */
 export function noneMatch(header: string | undefined, tag: string): boolean {
   if (header === undefined) return false;

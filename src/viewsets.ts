@@ -1,47 +1,23 @@
-import type { FindOptions, IncludeOptions } from 'sequelize';
+import type { FindOptions } from 'sequelize';
 import type { ActionMethod } from './actions/declaration.js';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
-import { ItemStream, type Item, type RequestContext, type Site, type SiteResponse } from './contracts.js';
-import { ApiError, fieldLabel, resourceLabel } from './errors.js';
-import { chosenPaginator, offeredPaginators, type OfferedPaginators } from './pagination/offered.js';
-import type { OrderedQuery, Paginator } from './pagination/types.js';
-import { listOrder, listWhere } from './querying/conditions.js';
+import { ItemStream, type Item, type RequestContext, type SiteResponse } from './contracts.js';
+import { ApiError, fieldLabel } from './errors.js';
+import { asksAnything, NO_REQUEST, type ItemRequest, type ListRequest } from './querying/spec.js';
 import type { QueryForm } from './querying/dialect.js';
-import { asksAnything, NO_REQUEST, querySpec, type ItemRequest, type ListRequest, type QuerySpec } from './querying/spec.js';
 import { baseMetadata } from './metadata.js';
-import { requestData } from './parsers.js';
-import { parsePk } from './pk.js';
-import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from './permissions.js';
-import type { BoundResource, ResourceRegistry, Row } from './registry.js';
-import { attachRelations, isEmptyPlan, storedValues, type LoadPlan, type StoredRow } from './relations/loader.js';
-import { RelationPlans } from './relations/plans.js';
-import { RowWriter } from './writes.js';
-import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from './db/compiled.js';
-import { entityTag, ifMatchHolds, noneMatch } from './conditional.js';
+import type { Permission, PermissionAction } from './permissions.js';
+import type { Row } from './registry.js';
+import { isEmptyPlan, type StoredRow } from './relations/loader.js';
+import { entityTag, noneMatch } from './conditional.js';
 import { checkedAgainOnUniqueViolation } from './db/unique-violation.js';
-import { pageTag, tablesRead, type PageTag } from './page-tags.js';
-import type { SiteExposure } from './resource.js';
 import { Serializer, type FieldDescription } from './serializers.js';
+import { notModified, withTag } from './viewsets/conditional.js';
+import { StoredWritesViewSet } from './viewsets/stored-writes.js';
 
-/** How much of a path id a not-found message repeats. */
-const SHOWN_ID_LENGTH = 64;
+export type { ViewSetOptions } from './viewsets/generic.js';
+
 const BY_ID: FindOptions['order'] = [['id', 'ASC']];
-const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
-
-/** A compiled read of one row, and the shape its SQL is kept under. */
-interface StoredRead {
-  read: KeyedRead;
-  shape: string;
-}
-
-/** 304: the client's copy is current; no body. */
-function notModified(tag: string): SiteResponse {
-  return { status: 304, headers: { ETag: tag } };
-}
-
-function isModel(row: Row | StoredRow): row is Row {
-  return typeof (row as Row).get === 'function';
-}
 
 /** A representation with only the fields the request selects, and the relations it expands. */
 function selected(item: Item, { fields, expand }: ItemRequest): Item {
@@ -50,158 +26,16 @@ function selected(item: Item, { fields, expand }: ItemRequest): Item {
   return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
 }
 
-export interface ViewSetOptions {
-  bodyLimit: number;
-  registry: ResourceRegistry;
-}
-
 /**
  * The six model actions of Django REST Framework's ModelViewSet, for one
- * resource on one site. Each step is a method a subclass may override.
+ * resource on one site. Each step is a method a subclass may override; what
+ * they stand on is in viewsets/: generic.ts (the row, the serializers, the
+ * list's query), conditional.ts (tags, 304, If-Match), stored-writes.ts
+ * (writes as one compiled statement).
  */
-export class ModelViewSet {
-  readonly serializer: Serializer;
-  /** What the retrieve action shows; the same serializer unless the exposure names retrieveFields. */
-  readonly retrieveSerializer: Serializer;
-  /** Related rows the current action shows, each with its own serializer of every visible field. */
-  readonly included: readonly { name: string; field: string; resource: BoundResource; serializer: Serializer }[];
-  readonly permissions: readonly Permission[];
-  /** What clients may ask of the list, and of a single row. */
-  readonly listQuery: QuerySpec;
-  readonly itemQuery: QuerySpec;
-  /** The paginators the list offers, its default first: a request chooses another by its parameters. */
-  readonly pagination: OfferedPaginators;
-  /** Serializers showing the exposure's fields and some references, by the references' names. */
-  private readonly expanded = new Map<string, Serializer>();
+export class ModelViewSet extends StoredWritesViewSet {
   /** Serializers of custom actions' input, by action name. */
   private readonly inputs = new Map<string, Serializer>();
-  /** The relations shown with rows: many-to-many ids, counts, computed fields, expansions. */
-  readonly relations: RelationPlans;
-  /** Every write, with the declaration's hooks and many-to-many links. */
-  readonly writer: RowWriter;
-  /** The compiled read of one row per serializer a retrieve uses. */
-  private readonly storedReads = new Map<Serializer, StoredRead>();
-  /** The tables a list read with each relation plan reads, for its page tags. */
-  private readonly tablesOfPlans = new WeakMap<LoadPlan, string[]>();
-  /** Whether the retrieve reads every reference the exposure's fields show (writtenStored); known on first use. */
-  private retrieveShowsReferences: boolean | undefined;
-
-  constructor(
-    readonly site: Site,
-    readonly resource: BoundResource,
-    readonly exposure: SiteExposure,
-    private readonly options: ViewSetOptions,
-  ) {
-    const formatTimestamp = (date: Date): string => site.formatTimestamp(date);
-    const readOnly = !exposure.actions.some((action) => WRITE_ACTIONS.has(action));
-    const { rules } = exposure;
-    this.serializer = new Serializer(resource, { fields: exposure.fields, rules, formatTimestamp, readOnly });
-    this.retrieveSerializer = exposure.retrieveFields
-      ? new Serializer(resource, { fields: exposure.retrieveFields, rules, formatTimestamp, readOnly })
-      : this.serializer;
-    this.included = (exposure.include ?? []).map((name) => {
-      const relation = resource.related.get(name);
-      if (!relation) throw new Error(`${resource.declaration.name} has no related rows named ${name}`);
-      const visible = Object.entries(relation.resource.declaration.fields).filter(([, field]) => !field.hidden);
-      const fields = visible.map(([fieldName]) => fieldName);
-      const serializer = new Serializer(relation.resource, { fields, formatTimestamp, readOnly: true });
-      return { name, ...relation, serializer };
-    });
-    this.permissions = exposure.permissions ?? resource.declaration.permissions ?? [isAuthenticated];
-    this.listQuery = querySpec(resource, exposure, exposure.fields);
-    this.itemQuery = querySpec(resource, exposure, exposure.retrieveFields ?? exposure.fields);
-    this.pagination = offeredPaginators(site, exposure.pagination, resource.declaration.name);
-    this.relations = new RelationPlans(site);
-    this.writer = new RowWriter(resource, (name) => options.registry.get(name).model);
-  }
-
-  /** Rows as the site shows them: each represented, then what the plan adds loaded for all at once. */
-  protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false): Promise<Item[]> {
-    const items = rows.map((row) => (plain || !isModel(row) ? serializer.representPlain(row as StoredRow) : serializer.represent(row)));
-    const plan = this.relations.planFor(serializer, expand);
-    if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(serializer.resource, rows), items);
-    return items;
-  }
-
-  /** The paginator of a request (DRF's `paginator`): the first other style whose parameters it names, else the default. */
-  protected paginatorFor(ctx: RequestContext): Paginator | null {
-    return chosenPaginator(ctx, this.pagination);
-  }
-
-  /** The serializer of `base`'s fields and the references `expand` names. */
-  serializerFor(expand: readonly string[], base: Serializer = this.serializer): Serializer {
-    // Only references shown by name join their row; every other relation is loaded apart (relations/loader.ts).
-    const added = expand.filter((name) => !base.fieldNames.includes(name) && this.relations.joinsByName(this.resource, name));
-    if (added.length === 0) return base;
-    const key = `${base === this.serializer ? 'list' : 'item'}:${added.join(',')}`;
-    let found = this.expanded.get(key);
-    if (!found) {
-      found = base.withFields([...base.fieldNames, ...added]);
-      this.expanded.set(key, found);
-    }
-    return found;
-  }
-
-  /**
-   * The list's query for what the request asks: its filters and search, the
-   * order asked for (else the exposure's), always ending with the primary
-   * key so that pages and batches never overlap.
-   */
-  protected async queryOptions(_ctx: RequestContext, request: ListRequest, serializer: Serializer): Promise<OrderedQuery> {
-    const order = listOrder(request.ordering, this.exposure.ordering, this.resource.model.primaryKeyAttribute);
-    const where = await listWhere(this.listQuery, request);
-    return { order, include: serializer.includes(), ...(where ? { where } : {}) };
-  }
-
-  protected async getObject(ctx: RequestContext, action: PermissionAction, include: IncludeOptions[] = [], permissions = this.permissions): Promise<Row> {
-    const raw = ctx.req.params.pk;
-    const pk = parsePk(typeof raw === 'string' ? raw : undefined);
-    const row = pk === null ? null : await this.resource.model.findByPk(pk, { include });
-    if (!row) throw this.notFound(ctx, raw);
-    checkObjectPermissions(ctx, permissions, action, row, this.resource);
-    return row;
-  }
-
-  /**
-   * The row a read shows, as a plain row read by compiled SQL (no model
-   * instance), with the references the serializer shows by name; its object
-   * permissions checked as getObject's.
-   */
-  protected async getStoredObject(ctx: RequestContext, action: PermissionAction, serializer: Serializer, permissions = this.permissions): Promise<StoredRow> {
-    const raw = ctx.req.params.pk;
-    const pk = parsePk(typeof raw === 'string' ? raw : undefined);
-    const row = pk === null ? null : await this.readStored(serializer, pk);
-    if (!row) throw this.notFound(ctx, raw);
-    checkObjectPermissions(ctx, permissions, action, storedRecord(this.resource, row), this.resource);
-    return row;
-  }
-
-  /** The compiled read of one row with the references `serializer` names, and the shape its SQL is kept under; made once per serializer. */
-  private storedReadFor(serializer: Serializer): StoredRead {
-    let found = this.storedReads.get(serializer);
-    if (!found) {
-      const include = joinedReferences(serializer.includes());
-      if (!include) throw new Error(`${this.resource.declaration.name}: a serializer's includes only name references`);
-      found = { read: { model: this.resource.model, include }, shape: `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}` };
-      this.storedReads.set(serializer, found);
-    }
-    return found;
-  }
-
-  private readStored(serializer: Serializer, pk: unknown): Promise<StoredRow | null> {
-    const { read, shape } = this.storedReadFor(serializer);
-    return compiledReads(this.options.registry.sequelize).one(read, shape, pk);
-  }
-
-  private notFound(ctx: RequestContext, raw: unknown): ApiError {
-    const id = typeof raw === 'string' ? raw.slice(0, SHOWN_ID_LENGTH) : '';
-    const name = resourceLabel(ctx.t, this.resource);
-    return new ApiError('record_not_found', { model: this.resource.declaration.name, name, id });
-  }
-
-  protected data(ctx: RequestContext): Promise<unknown> {
-    return requestData(ctx.req, this.options.bodyLimit);
-  }
 
   /** A written row as the site shows it; referenced rows it shows by name are loaded first. */
   protected async written(ctx: RequestContext, row: Row): Promise<unknown> {
@@ -258,52 +92,6 @@ export class ModelViewSet {
     return { status: 200, data: this.site.itemBody(ctx, this.exposure, shown), headers: { ETag: tag }, version: tag };
   }
 
-  /**
-   * A list page's tag from the versions of the tables it reads, before it is
-   * read (page-tags.ts); null where a table keeps none, and for pages shown
-   * as HTML, which carry no validator (they also show who is logged in).
-   */
-  private async pageTag(ctx: RequestContext, serializer: Serializer, expand: readonly string[]): Promise<PageTag | null> {
-    if (ctx.renderer.mediaType === 'text/html') return null;
-    const plan = this.relations.planFor(serializer, expand);
-    let tables = this.tablesOfPlans.get(plan);
-    if (!tables) {
-      tables = tablesRead(this.resource, serializer, plan);
-      this.tablesOfPlans.set(plan, tables);
-    }
-    return pageTag(ctx, this.options.registry, tables);
-  }
-
-  /**
-   * `If-Match` on a write: the stored row must still be the version the
-   * client read (the ETag of its GET without `expand` or `fields`), else 412
-   * and nothing is written. `*` asks only that the row exists.
-   */
-  protected async checkVersion(ctx: RequestContext, action: PermissionAction, permissions = this.permissions): Promise<void> {
-    const header = ctx.req.headers['if-match'];
-    if (header === undefined) return;
-    await this.holdsVersion(ctx, header, await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions));
-  }
-
-  /** 412 unless `header` (If-Match) names the stored row's version. */
-  private async holdsVersion(ctx: RequestContext, header: string, row: StoredRow): Promise<void> {
-    if (!ifMatchHolds(header, await this.storedTag(row))) throw new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
-  }
-
-  /** The tag a GET of the row without `expand` or `fields` answers with, from the row as the retrieve reads it. */
-  private async storedTag(row: StoredRow): Promise<string> {
-    const serializer = this.retrieveSerializer;
-    if (isEmptyPlan(this.relations.planFor(serializer, []))) return entityTag(JSON.stringify(row));
-    const [item] = await this.representRows([row], serializer, [], true);
-    return entityTag(JSON.stringify(item));
-  }
-
-  /** The written row's new tag, for the answer's ETag and the page's forms; null if it is gone (a hook removed it). */
-  private async writtenTag(row: Row): Promise<string | null> {
-    const stored = await this.readStored(this.retrieveSerializer, row.get(this.resource.model.primaryKeyAttribute));
-    return stored ? this.storedTag(stored) : null;
-  }
-
   /** The browsable page's filter form for this list, when it lets clients ask anything. */
   queryForm(ctx: RequestContext): QueryForm | undefined {
     if (!asksAnything(this.listQuery)) return undefined;
@@ -336,47 +124,15 @@ export class ModelViewSet {
   }
 
   private async created(ctx: RequestContext, values: Record<string, unknown>): Promise<SiteResponse> {
-    const stored = await this.createStored(ctx, values);
-    if (stored) return this.withTag({ status: 201, data: await this.writtenStored(ctx, stored) }, await this.storedTag(stored));
+    const stored = this.performCreate === ModelViewSet.prototype.performCreate ? await this.createStored(ctx, values) : null;
+    if (stored) return withTag({ status: 201, data: await this.writtenStored(ctx, stored) }, await this.storedTag(stored));
     const row = await this.performCreate(ctx, values);
-    return this.withTag({ status: 201, data: await this.written(ctx, row) }, await this.writtenTag(row));
-  }
-
-  private withTag(response: SiteResponse, tag: string | null): SiteResponse {
-    return tag ? { ...response, headers: { ...response.headers, ETag: tag }, version: tag } : response;
+    return withTag({ status: 201, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
 
   protected async performCreate(ctx: RequestContext, values: Record<string, unknown>): Promise<Row> {
     this.owned(ctx, values);
     return this.writer.create(values, { user: ctx.user });
-  }
-
-  private owned(ctx: RequestContext, values: Record<string, unknown>): void {
-    const ownerField = this.resource.declaration.ownerField;
-    if (ownerField && ctx.user) values[ownerField] = ctx.user.id;
-  }
-
-  /**
-   * A create that is one INSERT, answered with the row as the retrieve reads
-   * it (so that its tag needs no second read); null when a subclass writes
-   * its own way (performCreate) or the write needs Sequelize (hooks, links).
-   */
-  private async createStored(ctx: RequestContext, values: Record<string, unknown>): Promise<StoredRow | null> {
-    if (!this.writer.oneStatement || this.performCreate !== ModelViewSet.prototype.performCreate) return null;
-    this.owned(ctx, values);
-    const { read, shape } = this.storedReadFor(this.retrieveSerializer);
-    return this.writer.createStored(values, { user: ctx.user }, read, shape);
-  }
-
-  /** As `written`, for a row the retrieve's read gave: read again only if the answer shows a reference the retrieve does not. */
-  private async writtenStored(ctx: RequestContext, row: StoredRow): Promise<unknown> {
-    if (this.retrieveShowsReferences === undefined) {
-      const retrieved = new Set(this.retrieveSerializer.includes().map(({ association }) => association));
-      this.retrieveShowsReferences = this.serializer.includes().every(({ association }) => retrieved.has(association));
-    }
-    const shown = this.retrieveShowsReferences ? row : ((await this.readStored(this.serializer, row[this.resource.model.primaryKeyAttribute])) ?? row);
-    const [item] = await this.representRows([shown], this.serializer, [], true);
-    return this.site.itemBody(ctx, this.exposure, item as Item);
   }
 
   async update(ctx: RequestContext): Promise<SiteResponse> {
@@ -394,8 +150,8 @@ export class ModelViewSet {
     const data = await this.data(ctx);
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: row });
     const values = await validate();
-    await checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate);
-    return this.withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
+    await this.guarded(ctx, () => checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate));
+    return withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
 
   /** Whether an update is one compiled UPDATE: no hooks or links, and no subclass reading or writing the row its own way. */
@@ -404,39 +160,19 @@ export class ModelViewSet {
     return this.writer.oneStatement && this.getObject === own.getObject && this.performUpdate === own.performUpdate;
   }
 
-  /**
-   * updateWith as one read and one UPDATE … RETURNING: the row read as the
-   * retrieve reads it serves the permissions, If-Match and the validation;
-   * the answer and its tag come from the row the UPDATE returns.
-   */
-  private async updateStored(ctx: RequestContext, action: PermissionAction, partial: boolean): Promise<SiteResponse> {
-    const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
-    const header = ctx.req.headers['if-match'];
-    if (header !== undefined) await this.holdsVersion(ctx, header, row);
-    const data = await this.data(ctx);
-    const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: storedRecord(this.resource, row) });
-    const values = await validate();
-    const { read, shape } = this.storedReadFor(this.retrieveSerializer);
-    const key = row[this.resource.model.primaryKeyAttribute];
-    const updated = await checkedAgainOnUniqueViolation(() => this.writer.updateStored(key, values, { user: ctx.user }, read, shape), validate);
-    // Gone since it was read: as if it had not been found.
-    if (!updated) throw this.notFound(ctx, ctx.req.params.pk);
-    return this.withTag({ status: 200, data: await this.writtenStored(ctx, updated) }, await this.storedTag(updated));
-  }
-
   protected async performUpdate(ctx: RequestContext, row: Row, values: Record<string, unknown>): Promise<void> {
-    await this.writer.update(row, values, { user: ctx.user });
+    await this.writer.update(row, values, { user: ctx.user, expected: this.expectedVersion(ctx) });
   }
 
   async destroy(ctx: RequestContext): Promise<SiteResponse> {
     await this.checkVersion(ctx, 'destroy');
     const row = await this.getObject(ctx, 'destroy');
-    await this.performDestroy(ctx, row);
+    await this.guarded(ctx, () => this.performDestroy(ctx, row));
     return this.site.destroyed;
   }
 
   protected async performDestroy(ctx: RequestContext, row: Row): Promise<void> {
-    await this.writer.destroy(row, { user: ctx.user });
+    await this.writer.destroy(row, { user: ctx.user, expected: this.expectedVersion(ctx) });
   }
 
   /** The serializer of a custom action's input fields (labels from the resource's catalogue). */
@@ -467,19 +203,23 @@ export class ModelViewSet {
     const data = input ? await input.validate(await this.data(ctx)) : {};
     const { user } = ctx;
     const { writer } = this;
-    const result = await declared.run({
+    // The action's first update writes only while the row is the version If-Match checked; it then holds the next one itself.
+    let expected = this.expectedVersion(ctx);
+    const result = await this.guarded(ctx, async () => declared.run({
       user,
       row,
       data,
       method: (ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method) as ActionMethod,
       update: async (values, transaction) => {
         if (!row) throw new Error(`${this.resource.declaration.name}.${name} is a list action: it has no row to update`);
-        return writer.update(row, values, { user, transaction });
+        const guard = expected;
+        expected = undefined;
+        return writer.update(row, values, { user, transaction, expected: guard });
       },
       transaction: (work) => writer.transaction(work),
       model: writer.modelOf,
       refuse: (field, key, params) => writer.refuse(field, key, params),
-    });
+    }));
     if (result && 'body' in result) return { status: result.status ?? 200, data: result.body };
     if (result) row = result;
     if (!row) return { status: 204 };

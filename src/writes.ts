@@ -3,12 +3,15 @@
  * action: its hooks and its many-to-many links in one transaction with the
  * row, so that a refusal or a failure leaves nothing half written.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { Op, Transaction } from 'sequelize';
 import type { AuthUser } from './auth/accounts.js';
-import { toStored } from './cleaning.js';
+import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
+import { claimVersion, nextVersionTime, type RowVersion } from './db/row-version.js';
 import type { MessageParams } from './errors.js';
+import type { FieldDeclaration } from './fields.js';
 import { refusal, type HookContext, type HookName } from './hooks.js';
 import type { AnyRelation, BoundResource, Row, RowModel } from './registry.js';
 
@@ -19,6 +22,23 @@ export interface WriteOptions {
   user: AuthUser | null;
   /** An enclosing transaction (an action's); else the write opens its own when it needs one. */
   transaction?: Transaction;
+  /**
+   * The version of the row the write was checked against (If-Match): an
+   * update or a destroy that finds the row at another one writes nothing and
+   * throws RowChanged. Ignored by a resource without an update time.
+   */
+  expected?: RowVersion;
+}
+
+/**
+ * Whether `value` (as validated) is what the row already stores (`stored`,
+ * as the driver read it): equal as a model instance sees both (a time to the
+ * millisecond, JSON by content), or bound as the same stored value. When in
+ * doubt, not the same: the column is written.
+ */
+function sameAsStored(field: FieldDeclaration | undefined, value: unknown, stored: unknown, sqlite: boolean): boolean {
+  if (stored === undefined) return false;
+  return isDeepStrictEqual(fromStored(field, stored, sqlite), value) || toStored(field, value, sqlite) === stored;
 }
 
 export class RowWriter {
@@ -85,16 +105,26 @@ export class RowWriter {
   }
 
   /**
-   * update's single UPDATE as compiled SQL for the row whose key is `key`,
-   * answered as `read` reads it back; the update time set as update sets it.
-   * Null when the write needs update, or when no row has that key.
+   * update's single UPDATE as compiled SQL of the row `current` (as `read`
+   * read it), answered as `read` reads it back. As update's save, it writes
+   * the values that differ from the row's, and the update time as update
+   * sets it (a change or not). Null when the write needs update, when no row has that
+   * key, or when the row is no longer at `options.expected` (the caller
+   * tells which).
    */
-  async updateStored(key: unknown, values: Record<string, unknown>, options: WriteOptions, read: KeyedRead, shape: string): Promise<PlainRow | null> {
+  async updateStored(current: PlainRow, values: Record<string, unknown>, options: WriteOptions, read: KeyedRead, shape: string): Promise<PlainRow | null> {
     if (!this.oneStatement || options.transaction) return null;
-    const row = this.split(values).columns;
-    const updated = this.resource.timestamps.updated;
-    if (updated) row[updated] = clock().now();
-    return compiledReads(this.resource.model.sequelize!).updated(read, shape, key, this.stored(row));
+    const { model, declaration, timestamps } = this.resource;
+    const sqlite = model.sequelize?.getDialect() === 'sqlite';
+    // As Sequelize's save: only the columns whose values change are written, so that UPDATE OF triggers do not fire for the others.
+    const row: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(this.split(values).columns)) {
+      if (!sameAsStored(declaration.fields[name], value, current[name], sqlite)) row[name] = value;
+    }
+    const updated = timestamps.updated;
+    if (updated) row[updated] = options.expected ? nextVersionTime(this.resource, clock().now(), options.expected) : clock().now();
+    const guard = updated && options.expected ? { attribute: updated, version: options.expected } : undefined;
+    return compiledReads(model.sequelize!).updated(read, shape, current[model.primaryKeyAttribute], this.stored(row), guard);
   }
 
   /** What the model's create would write: the values given, the declared defaults for the others, the times as the model's hook sets them. */
@@ -124,7 +154,7 @@ export class RowWriter {
 
   /** Every accepted update refreshes the update time, changed values or not (Django's auto_now). */
   async update(row: Row, values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
-    return this.inTransaction(options, async (transaction) => {
+    return this.versioned(row, options, async (transaction, at) => {
       const data = { ...values };
       await this.run('beforeUpdate', { data, row, transaction, user: options.user });
       const { columns, linked } = this.split(data);
@@ -132,7 +162,7 @@ export class RowWriter {
       const updated = this.resource.timestamps.updated;
       if (updated) {
         // Sequelize keeps its timestamps read-only to set(), and saves nothing when no value changed.
-        row.setDataValue(updated, clock().now());
+        row.setDataValue(updated, at ?? clock().now());
         (row as unknown as { changed(key: string, dirty: boolean): void }).changed(updated, true);
       }
       await row.save({ transaction });
@@ -143,7 +173,7 @@ export class RowWriter {
   }
 
   async destroy(row: Row, options: WriteOptions): Promise<void> {
-    await this.inTransaction(options, async (transaction) => {
+    await this.versioned(row, options, async (transaction) => {
       await this.run('beforeDestroy', { data: {}, row, transaction, user: options.user });
       const key = row.get(this.resource.model.primaryKeyAttribute);
       for (const { join } of this.links.values()) await join.model.destroy({ where: { [join.from]: key }, transaction });
@@ -158,6 +188,42 @@ export class RowWriter {
     return this.several ? this.transaction(work) : work(undefined);
   }
 
+  /**
+   * An update or a destroy, under the version If-Match checked when one is
+   * expected: the row's update time is first moved from that version to the
+   * write's own (`at`, which the update keeps), in one statement that finds
+   * the row only at that version, else RowChanged and nothing is written.
+   * The claim changes the version itself, so a second writer expecting the
+   * same one is refused at once, without opening a transaction (which
+   * SQLite's one shared in-memory connection would not keep apart). The
+   * write's transaction then confirms the row is still at `at` (PostgreSQL
+   * holds it from there), and a write that fails gives the version back.
+   */
+  private async versioned<T>(row: Row, options: WriteOptions, work: (transaction: Transaction | undefined, at: Date | undefined) => Promise<T>): Promise<T> {
+    const { expected } = options;
+    const updated = this.resource.timestamps.updated;
+    if (!expected || !updated) return this.inTransaction(options, (transaction) => work(transaction, undefined));
+    const key = row.get(this.resource.model.primaryKeyAttribute);
+    const at = nextVersionTime(this.resource, clock().now(), expected);
+    const stamp = this.stored({ [updated]: at })[updated];
+    if (options.transaction) {
+      // Inside an action's transaction, which may already hold the row: claimed there.
+      await claimVersion(this.resource, key, expected.updatedAt, stamp, options.transaction);
+      return work(options.transaction, at);
+    }
+    await claimVersion(this.resource, key, expected.updatedAt, stamp, undefined);
+    try {
+      return await this.transaction(async (transaction) => {
+        await claimVersion(this.resource, key, stamp, stamp, transaction);
+        return work(transaction, at);
+      });
+    } catch (error) {
+      await claimVersion(this.resource, key, stamp, expected.updatedAt, undefined).catch(() => {
+        // The write's own error is the answer; the row then keeps a version no client holds, which only asks for a fresh read.
+      });
+      throw error;
+    }
+  }
   private split(data: Record<string, unknown>): { columns: Record<string, unknown>; linked: [ManyToMany, number[]][] } {
     const columns: Record<string, unknown> = {};
     const linked: [ManyToMany, number[]][] = [];

@@ -10,6 +10,7 @@
 import type { Sequelize, TableName } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
+import { versionCondition, type RowVersion } from './row-version.js';
 
 export type { StoredRecord };
 
@@ -20,6 +21,12 @@ export interface JoinedReference {
   association: string;
   /** Default: every column the referenced model's default scope reads. */
   attributes?: readonly string[];
+}
+
+/** An update that writes only while the row's `attribute` (its update time) still holds the version read. */
+export interface VersionGuard {
+  attribute: string;
+  version: RowVersion;
 }
 
 export interface KeyedRead {
@@ -167,13 +174,17 @@ export class CompiledReads {
   /**
    * Sets these column values (by attribute, bound as given) of the row whose
    * primary key is `key`, and answers it as `one` reads it back; null if no
-   * row has that key. With no value to set, the row is only read.
+   * row has that key, or (with a `guard`) if the row is no longer at that
+   * version. With no value to set, the row is only read.
    */
-  async updated(read: KeyedRead, shape: string, key: unknown, values: Readonly<Record<string, unknown>>): Promise<PlainRow | null> {
+  async updated(read: KeyedRead, shape: string, key: unknown, values: Readonly<Record<string, unknown>>, guard?: VersionGuard): Promise<PlainRow | null> {
     const attributes = Object.keys(values);
     if (attributes.length === 0) return this.one(read, shape, key);
-    const sql = this.statement(`${read.model.name}:update:${shape}:${attributes.join(',')}`, () => this.updateOf(read, attributes));
-    const [row] = await this.run(sql, [...attributes.map((name) => values[name]), key], 'write');
+    const guarded = guard ? `:if:${guard.attribute}` : '';
+    const sql = this.statement(`${read.model.name}:update:${shape}:${attributes.join(',')}${guarded}`, () => this.updateOf(read, attributes, guard?.attribute));
+    const params = [...attributes.map((name) => values[name]), key];
+    if (guard) params.push(guard.version.updatedAt);
+    const [row] = await this.run(sql, params, 'write');
     return row ? nested(row) : null;
   }
 
@@ -261,13 +272,18 @@ export class CompiledReads {
     return `INSERT INTO ${table} ${values} ${this.returning(read, table)}`;
   }
 
-  /** `UPDATE … SET` each attribute `WHERE` the key is the last value bound, `RETURNING` as an insert does. */
-  private updateOf(read: KeyedRead, attributes: readonly string[]): string {
+  /**
+   * `UPDATE … SET` each attribute `WHERE` the key is the value bound after
+   * them (and `versioned`, when named, the version bound last), `RETURNING`
+   * as an insert does.
+   */
+  private updateOf(read: KeyedRead, attributes: readonly string[], versioned?: string): string {
     const { model } = read;
     const table = this.generator.quoteTable(model.getTableName());
     const set = attributes.map((name, index) => `${this.quote(columnOf(model, name))} = ${this.placeholder(index + 1)}`);
-    const key = `${table}.${this.quote(columnOf(model, model.primaryKeyAttribute))} = ${this.placeholder(attributes.length + 1)}`;
-    return `UPDATE ${table} SET ${set.join(', ')} WHERE ${key} ${this.returning(read, table)}`;
+    const conditions = [`${table}.${this.quote(columnOf(model, model.primaryKeyAttribute))} = ${this.placeholder(attributes.length + 1)}`];
+    if (versioned) conditions.push(versionCondition(this.sequelize.getDialect(), `${table}.${this.quote(columnOf(model, versioned))}`, this.placeholder(attributes.length + 2)));
+    return `UPDATE ${table} SET ${set.join(', ')} WHERE ${conditions.join(' AND ')} ${this.returning(read, table)}`;
   }
 
   /** The statement prepared on this connection; one that fails to prepare (its table not there yet, say) is not kept. */

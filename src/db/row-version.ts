@@ -1,0 +1,78 @@
+/**
+ * The version of a row a conditional write (`If-Match`) must still find.
+ * The check compares the client's tag with the row as read; the write then
+ * names the version read in its own WHERE, so that a row another writer
+ * changed between the two updates nothing and the write is refused: the
+ * check and the write cannot be told apart by a third write.
+ *
+ * The version is the row's update time, which every accepted write moves on
+ * (src/writes.ts; the clock never answers the same instant twice within a
+ * process). A resource without an update-time column has none: its writes
+ * under If-Match are checked, not guarded (docs/api.md says so).
+ */
+import { QueryTypes, type Transaction } from 'sequelize';
+import { fromStored } from '../cleaning.js';
+import type { BoundResource } from '../registry.js';
+
+/** The update time of the row as the check read it, as the driver answered it (SQLite's text, PostgreSQL's Date). */
+export interface RowVersion {
+  readonly updatedAt: unknown;
+}
+
+/** A conditional write found the row at another version than the one named (or found no row): nothing was written. */
+export class RowChanged extends Error {
+  constructor(model: string) {
+    super(`${model}: the row is no longer the version the write was checked against`);
+    this.name = 'RowChanged';
+  }
+}
+
+/**
+ * The condition that `column` (quoted, with its table) still holds the
+ * version bound at `placeholder`. SQLite compares the stored text as read.
+ * PostgreSQL keeps microseconds, which a JavaScript Date read back has lost:
+ * the column is compared at milliseconds, as read (the driver truncates, as
+ * date_trunc does), so that a row nobody changed always matches.
+ */
+export function versionCondition(dialect: string, column: string, placeholder: string): string {
+  return dialect === 'postgres' ? `date_trunc('milliseconds', ${column}) = ${placeholder}` : `${column} = ${placeholder}`;
+}
+
+/**
+ * The update time a write under `expected` sets: the clock's `now`, unless
+ * that is not later than the version read (another process's clock, or the
+ * same millisecond): a write must move the version on, or a second writer
+ * naming the old one would still find it.
+ */
+export function nextVersionTime(resource: BoundResource, now: Date, expected: RowVersion): Date {
+  const updated = resource.timestamps.updated;
+  const field = updated ? resource.declaration.fields[updated] : undefined;
+  const read = fromStored(field, expected.updatedAt, resource.model.sequelize?.getDialect() === 'sqlite');
+  if (!(read instanceof Date) || Number.isNaN(read.getTime()) || now.getTime() > read.getTime()) return now;
+  return new Date(read.getTime() + 1);
+}
+
+interface QuoteGenerator {
+  quoteIdentifier(name: string): string;
+  quoteTable(table: unknown): string;
+}
+
+/**
+ * Moves the update time of the row whose key is `key` from the version
+ * `from` to `to` (each bound as given), in one statement that finds the row
+ * only at `from`; RowChanged when it does not (changed, or gone).
+ */
+export async function claimVersion(resource: BoundResource, key: unknown, from: unknown, to: unknown, transaction: Transaction | undefined): Promise<void> {
+  const { model, timestamps, declaration } = resource;
+  const updated = timestamps.updated;
+  if (!updated) throw new Error(`${declaration.name} has no update time to claim`);
+  const sequelize = model.sequelize!;
+  // The typings put quoteTable on the query interface; Sequelize has it on the query generator.
+  const generator = (sequelize.getQueryInterface() as unknown as { queryGenerator: QuoteGenerator }).queryGenerator;
+  const column = (attribute: string): string => generator.quoteIdentifier(model.getAttributes()[attribute]?.field ?? attribute);
+  const keyColumn = column(model.primaryKeyAttribute);
+  const condition = versionCondition(sequelize.getDialect(), column(updated), '$3');
+  const sql = `UPDATE ${generator.quoteTable(model.getTableName())} SET ${column(updated)} = $1 WHERE ${keyColumn} = $2 AND ${condition} RETURNING ${keyColumn}`;
+  const found = await sequelize.query(sql, { bind: [to, key, from], transaction, type: QueryTypes.SELECT });
+  if (found.length === 0) throw new RowChanged(declaration.name);
+}
