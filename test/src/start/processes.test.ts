@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminPreload } from '../../../src/admin/mount.js';
 import { ConfigError } from '../../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { PRODUCTION_ENV, refusedStart, startServerProcess, type LogLine } from '../../helpers/server.js';
+import { PRODUCTION_ENV, refusedStart, startServerProcess, type LogLine, type ServerProcess } from '../../helpers/server.js';
 
 /**
  * Loaded into every process of the server (NODE_OPTIONS=--import): on SIGUSR2
@@ -31,6 +31,15 @@ const SERVING_PACKAGES = ['sequelize', 'express', process.env.TEST_DATABASE_URL 
 /** What only a process that migrates needs: the preparing process migrated the database before the workers started. */
 const MIGRATING_PACKAGES = ['umzug'];
 const APPLICATION_PACKAGES = [...SERVING_PACKAGES, ...MIGRATING_PACKAGES];
+/** What only a browser runs of the admin (CommonJS, so the reporter sees them): its pages load them prebuilt. */
+const BROWSER_PACKAGES = ['react', 'react-dom', 'react-is', 'prop-types'];
+
+/** The packages `pid` (the server or one of its processes) has loaded, as the reporter logs them. */
+async function packagesOf(server: ServerProcess, pid: number): Promise<string[]> {
+  process.kill(pid, 'SIGUSR2');
+  const line: LogLine = await server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
+  return line.packages as string[];
+}
 
 describe('the processes of a start', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-start-'));
@@ -53,14 +62,9 @@ describe('the processes of a start', () => {
     try {
       await server.waitForLog(() => server.servingPids().length === 2);
       const worker = server.servingPids()[0]!;
-      const packagesOf = async (pid: number): Promise<string[]> => {
-        process.kill(pid, 'SIGUSR2');
-        const line: LogLine = await server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
-        return line.packages as string[];
-      };
-      const primary = await packagesOf(server.pid);
+      const primary = await packagesOf(server, server.pid);
       expect(primary.filter((name) => APPLICATION_PACKAGES.includes(name))).toEqual([]);
-      const workers = await packagesOf(worker);
+      const workers = await packagesOf(server, worker);
       expect(workers).toEqual(expect.arrayContaining(SERVING_PACKAGES));
       expect(workers.filter((name) => MIGRATING_PACKAGES.includes(name))).toEqual([]);
     } finally {
@@ -69,12 +73,13 @@ describe('the processes of a start', () => {
     expect(await server.exited).toBe(0);
   }, 30_000);
 
-  test('in production the admin is loaded as soon as the server listens, without a request for it', async () => {
+  test('in production the admin is loaded as soon as the server listens, without a request for it, and without its browser code (no React in the server)', async () => {
     const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '1' });
     try {
       const loaded = await server.waitForLog((line) => line.msg === 'admin site loaded');
       expect(loaded.pid).toBe(server.pid);
-      // Loaded without AdminJS's bundler (a stub stands in for it): the pages and our prebuilt components are served.
+      expect((await packagesOf(server, server.pid)).filter((name) => BROWSER_PACKAGES.includes(name))).toEqual([]);
+      // Loaded without AdminJS's bundler and front end (stand-ins): the pages and the prebuilt browser code are served.
       for (const page of ['admin/login', 'admin/frontend/assets/components.bundle.js', 'admin/frontend/assets/app.bundle.js']) {
         const res = await fetch(new URL(page, server.url));
         await res.arrayBuffer();
