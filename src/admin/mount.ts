@@ -10,6 +10,7 @@
 import type { RequestHandler, Router } from 'express';
 import { flag, type Config } from '../config.js';
 import type { Services } from '../services.js';
+import { beforeAdminImport } from './server-imports.js';
 
 /** Where the admin site lives. */
 export const ADMIN_PATH = '/admin';
@@ -33,6 +34,7 @@ export function lazyAdmin(services: Services): LazyAdmin {
   let loading: Promise<Router> | undefined;
   const load = (): Promise<Router> => {
     loading ??= (async () => {
+      beforeAdminImport();
       const { adminSite } = await import('./index.js');
       return adminSite(services);
     })().catch((error: unknown) => {

@@ -39,11 +39,21 @@ export async function resolve(specifier, context, next) {
   const url = standIn(resolved.url, context.parentURL ?? '');
   return url === null ? resolved : { url, shortCircuit: true };
 }`;
+let serverOnly = false;
 let registered = false;
 
-/** For the built server (not the tests): call before the admin loads. */
+/** For the built server (not the tests, which load AdminJS through Jest): call before the admin loads. */
 export function importAdminServerOnly(): void {
-  if (registered) return;
+  serverOnly = true;
+}
+
+/**
+ * Called just before the admin is imported. The hook is registered then, not
+ * at the start: Node runs it in a loader thread of its own (about 10 MiB), which
+ * a process that never serves the admin (ADMIN_PRELOAD=0) does without.
+ */
+export function beforeAdminImport(): void {
+  if (!serverOnly || registered) return;
   registered = true;
   register(`data:text/javascript,${encodeURIComponent(SERVER_ONLY_HOOK)}`);
 }
