@@ -3,15 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminPreload } from '../../../src/admin/mount.js';
+import { workerEnvironment } from '../../../src/cluster.js';
 import { ConfigError } from '../../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { PRODUCTION_ENV, refusedStart, startServerProcess, type LogLine, type ServerProcess } from '../../helpers/server.js';
 
 /**
  * Loaded into every process of the server (NODE_OPTIONS=--import): on SIGUSR2
- * it logs, as one JSON line, the packages of the CommonJS modules loaded so far.
- * Sequelize, Express, sqlite3 and umzug are CommonJS, and nothing of the
- * application runs without them.
+ * it logs, as one JSON line, the packages of the CommonJS modules loaded so far
+ * (Sequelize, Express, sqlite3 and umzug are CommonJS, and nothing of the
+ * application runs without them), and the glibc arena cap it was started with.
  */
 const REPORTER = `
 import { createRequire } from 'node:module';
@@ -22,7 +23,8 @@ process.on('SIGUSR2', () => {
     const match = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(file);
     if (match) packages.add(match[1]);
   }
-  process.stdout.write(JSON.stringify({ pid: process.pid, msg: 'loaded packages', packages: [...packages].sort() }) + '\\n');
+  const mallocArenaMax = process.env.MALLOC_ARENA_MAX ?? null;
+  process.stdout.write(JSON.stringify({ pid: process.pid, msg: 'loaded packages', packages: [...packages].sort(), mallocArenaMax }) + '\\n');
 });
 `;
 
@@ -34,11 +36,15 @@ const APPLICATION_PACKAGES = [...SERVING_PACKAGES, ...MIGRATING_PACKAGES];
 /** What only a browser runs of the admin (CommonJS, so the reporter sees them): its pages load them prebuilt. */
 const BROWSER_PACKAGES = ['react', 'react-dom', 'react-is', 'prop-types'];
 
-/** The packages `pid` (the server or one of its processes) has loaded, as the reporter logs them. */
-async function packagesOf(server: ServerProcess, pid: number): Promise<string[]> {
+/** What the reporter logs of `pid` (the server or one of its processes). */
+async function report(server: ServerProcess, pid: number): Promise<LogLine> {
   process.kill(pid, 'SIGUSR2');
-  const line: LogLine = await server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
-  return line.packages as string[];
+  return server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
+}
+
+/** The packages `pid` has loaded. */
+async function packagesOf(server: ServerProcess, pid: number): Promise<string[]> {
+  return (await report(server, pid)).packages as string[];
 }
 
 describe('the processes of a start', () => {
@@ -57,16 +63,18 @@ describe('the processes of a start', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, database driver, umzug); its workers serve without the migration runner', async () => {
+  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, database driver, umzug); its workers serve without the migration runner, with glibc capped at two memory arenas', async () => {
     const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '2' });
     try {
       await server.waitForLog(() => server.servingPids().length === 2);
       const worker = server.servingPids()[0]!;
       const primary = await packagesOf(server, server.pid);
       expect(primary.filter((name) => APPLICATION_PACKAGES.includes(name))).toEqual([]);
-      const workers = await packagesOf(server, worker);
+      const workerReport = await report(server, worker);
+      const workers = workerReport.packages as string[];
       expect(workers).toEqual(expect.arrayContaining(SERVING_PACKAGES));
       expect(workers.filter((name) => MIGRATING_PACKAGES.includes(name))).toEqual([]);
+      expect(workerReport.mallocArenaMax).toBe('2');
     } finally {
       server.child.kill('SIGTERM');
     }
@@ -95,6 +103,14 @@ describe('the processes of a start', () => {
     const { status, stderr } = await refusedStart({ ...env, ADMIN_PRELOAD: 'maybe' });
     expect(status).toBe(1);
     expect(stderr).toBe('Invalid setting ADMIN_PRELOAD=maybe: expected boolean.\n');
+  });
+});
+
+describe("a worker's environment", () => {
+  test('caps glibc at two memory arenas, unless the primary was started with a cap of its own', () => {
+    expect(workerEnvironment({})).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnvironment({ MALLOC_ARENA_MAX: '' })).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnvironment({ MALLOC_ARENA_MAX: '4' })).toEqual({ MALLOC_ARENA_MAX: '4' });
   });
 });
 
