@@ -9,6 +9,21 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /** Workers in a row that die before they serve: then something is wrong that restarting will not mend. */
 const MAX_FAILED_STARTS = 5;
 
+/**
+ * glibc gives each thread that allocates while another holds an arena an arena
+ * of its own, up to eight per core, and keeps what each arena once held: the
+ * libuv threads that run SQLite's work and V8's helper threads made a worker
+ * some 15–20 MiB larger after load than two arenas do, at the same throughput.
+ * The variable is read when a process starts, so the primary can set it for
+ * the workers it forks; elsewhere (macOS, Windows) it means nothing.
+ */
+export const DEFAULT_MALLOC_ARENA_MAX = '2';
+
+/** What a worker's environment adds to the primary's: glibc's arena cap, unless the primary's environment sets one. */
+export function workerEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || DEFAULT_MALLOC_ARENA_MAX };
+}
+
 export interface ClusterOptions {
   workers: number;
   logger: Logger;
@@ -66,7 +81,7 @@ export function runPrimary({ workers, logger, restartDelayMs = RESTART_DELAY_MS 
   };
 
   const fork = (): void => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(workerEnvironment(process.env));
     live.add(worker);
     worker.once('online', () => logger.info(identify(worker), 'worker started'));
     worker.once('listening', () => {

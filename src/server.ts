@@ -9,7 +9,8 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { adminPreload, skipAdminBundler } from './admin/mount.js';
+import { adminPreload } from './admin/mount.js';
+import { importAdminServerOnly } from './admin/server-imports.js';
 import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, seedsDemoData, type Config } from './config.js';
 import type { Translate } from './i18n.js';
 import { runPrimary } from './cluster.js';
@@ -70,8 +71,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
   const closeServer = gracefulClose(server);
-  // Whether preloaded or loaded by its first request, the admin needs no bundler: npm run build bundled it.
-  skipAdminBundler();
+  // Whether preloaded or loaded by its first request, the admin needs neither its bundler nor its browser code here.
+  importAdminServerOnly();
   if (options.preloadAdmin) {
     // After this turn, so that the caller logs `serving on` first; a failure is logged by the loader, and the first admin request tries again.
     setImmediate(() => {

@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import net, { type AddressInfo } from 'node:net';
 import { request, type Reply, type RequestSpec } from './client.js';
 import { BenchFailure, descendants, Interrupted, isInterrupted, killTree, seconds, settlesWithin, sleep, spawnTracked } from './processes.js';
+import { DEFAULT_MALLOC_ARENA_MAX } from '../../src/cluster.js';
 import { baseEnv, projectRoot, SERVER_SCRIPT } from './project.js';
 
 export interface ServerSettings {
@@ -33,6 +34,11 @@ export interface ServerProcess {
 
 /** Node's flags as `npm start` runs the server (package.json): a young generation of 4 MB semi-spaces, not V8's 16. */
 const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=25'];
+/**
+ * glibc's arena cap as docs/production.md asks of a single process on Linux,
+ * and as a cluster's primary sets it for its workers (src/cluster.ts).
+ */
+const SERVER_ENV = { MALLOC_ARENA_MAX: DEFAULT_MALLOC_ARENA_MAX };
 
 /** A free TCP port on 127.0.0.1, for the server to take a moment later (so that it can be polled from the spawn on). */
 export function freePort(): Promise<number> {
@@ -55,6 +61,7 @@ export function freePort(): Promise<number> {
 export function startServer(settings: ServerSettings): ServerProcess {
   const env = {
     ...baseEnv(settings.databaseUrl),
+    ...SERVER_ENV,
     PORT: String(settings.port),
     HOST: '127.0.0.1',
     WEB_CONCURRENCY: String(settings.workers),

@@ -3,15 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { adminPreload } from '../../../src/admin/mount.js';
+import { workerEnvironment } from '../../../src/cluster.js';
 import { ConfigError } from '../../../src/config.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { PRODUCTION_ENV, refusedStart, startServerProcess, type LogLine } from '../../helpers/server.js';
+import { PRODUCTION_ENV, refusedStart, startServerProcess, type LogLine, type ServerProcess } from '../../helpers/server.js';
 
 /**
  * Loaded into every process of the server (NODE_OPTIONS=--import): on SIGUSR2
- * it logs, as one JSON line, the packages of the CommonJS modules loaded so far.
- * Sequelize, Express, sqlite3 and umzug are CommonJS, and nothing of the
- * application runs without them.
+ * it logs, as one JSON line, the packages of the CommonJS modules loaded so far
+ * (Sequelize, Express, sqlite3 and umzug are CommonJS, and nothing of the
+ * application runs without them), and the glibc arena cap it was started with.
  */
 const REPORTER = `
 import { createRequire } from 'node:module';
@@ -22,7 +23,8 @@ process.on('SIGUSR2', () => {
     const match = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(file);
     if (match) packages.add(match[1]);
   }
-  process.stdout.write(JSON.stringify({ pid: process.pid, msg: 'loaded packages', packages: [...packages].sort() }) + '\\n');
+  const mallocArenaMax = process.env.MALLOC_ARENA_MAX ?? null;
+  process.stdout.write(JSON.stringify({ pid: process.pid, msg: 'loaded packages', packages: [...packages].sort(), mallocArenaMax }) + '\\n');
 });
 `;
 
@@ -31,6 +33,19 @@ const SERVING_PACKAGES = ['sequelize', 'express', process.env.TEST_DATABASE_URL 
 /** What only a process that migrates needs: the preparing process migrated the database before the workers started. */
 const MIGRATING_PACKAGES = ['umzug'];
 const APPLICATION_PACKAGES = [...SERVING_PACKAGES, ...MIGRATING_PACKAGES];
+/** What only a browser runs of the admin (CommonJS, so the reporter sees them): its pages load them prebuilt. */
+const BROWSER_PACKAGES = ['react', 'react-dom', 'react-is', 'prop-types'];
+
+/** What the reporter logs of `pid` (the server or one of its processes). */
+async function report(server: ServerProcess, pid: number): Promise<LogLine> {
+  process.kill(pid, 'SIGUSR2');
+  return server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
+}
+
+/** The packages `pid` has loaded. */
+async function packagesOf(server: ServerProcess, pid: number): Promise<string[]> {
+  return (await report(server, pid)).packages as string[];
+}
 
 describe('the processes of a start', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-start-'));
@@ -48,33 +63,31 @@ describe('the processes of a start', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, database driver, umzug); its workers serve without the migration runner', async () => {
+  test('WEB_CONCURRENCY=2: the primary imports none of the application (no Sequelize, Express, database driver, umzug); its workers serve without the migration runner, with glibc capped at two memory arenas', async () => {
     const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '2' });
     try {
       await server.waitForLog(() => server.servingPids().length === 2);
       const worker = server.servingPids()[0]!;
-      const packagesOf = async (pid: number): Promise<string[]> => {
-        process.kill(pid, 'SIGUSR2');
-        const line: LogLine = await server.waitForLog((candidate) => candidate.msg === 'loaded packages' && candidate.pid === pid);
-        return line.packages as string[];
-      };
-      const primary = await packagesOf(server.pid);
+      const primary = await packagesOf(server, server.pid);
       expect(primary.filter((name) => APPLICATION_PACKAGES.includes(name))).toEqual([]);
-      const workers = await packagesOf(worker);
+      const workerReport = await report(server, worker);
+      const workers = workerReport.packages as string[];
       expect(workers).toEqual(expect.arrayContaining(SERVING_PACKAGES));
       expect(workers.filter((name) => MIGRATING_PACKAGES.includes(name))).toEqual([]);
+      expect(workerReport.mallocArenaMax).toBe('2');
     } finally {
       server.child.kill('SIGTERM');
     }
     expect(await server.exited).toBe(0);
   }, 30_000);
 
-  test('in production the admin is loaded as soon as the server listens, without a request for it', async () => {
+  test('in production the admin is loaded as soon as the server listens, without a request for it, and without its browser code (no React in the server)', async () => {
     const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '1' });
     try {
       const loaded = await server.waitForLog((line) => line.msg === 'admin site loaded');
       expect(loaded.pid).toBe(server.pid);
-      // Loaded without AdminJS's bundler (a stub stands in for it): the pages and our prebuilt components are served.
+      expect((await packagesOf(server, server.pid)).filter((name) => BROWSER_PACKAGES.includes(name))).toEqual([]);
+      // Loaded without AdminJS's bundler and front end (stand-ins): the pages and the prebuilt browser code are served.
       for (const page of ['admin/login', 'admin/frontend/assets/components.bundle.js', 'admin/frontend/assets/app.bundle.js']) {
         const res = await fetch(new URL(page, server.url));
         await res.arrayBuffer();
@@ -90,6 +103,14 @@ describe('the processes of a start', () => {
     const { status, stderr } = await refusedStart({ ...env, ADMIN_PRELOAD: 'maybe' });
     expect(status).toBe(1);
     expect(stderr).toBe('Invalid setting ADMIN_PRELOAD=maybe: expected boolean.\n');
+  });
+});
+
+describe("a worker's environment", () => {
+  test('caps glibc at two memory arenas, unless the primary was started with a cap of its own', () => {
+    expect(workerEnvironment({})).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnvironment({ MALLOC_ARENA_MAX: '' })).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnvironment({ MALLOC_ARENA_MAX: '4' })).toEqual({ MALLOC_ARENA_MAX: '4' });
   });
 });
 
