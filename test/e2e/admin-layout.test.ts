@@ -246,5 +246,6 @@ describe('the admin on a desktop and on a phone', () => {
     await page.locator('[data-testid^="property-"]').first().waitFor();
     expect(await page.locator('body').innerText()).not.toContain('ユーザー');
     await shot(page, 'admin-layout-05-ja-user-edit');
-  });
+    // Seven admin pages, each loading the admin's bundle: 50 s on a busy 2-core machine.
+  }, 150_000);
 });
