@@ -49,18 +49,21 @@ export function requestUrl(req: Request): URL {
   }
 }
 
-const parsedQueries = new WeakMap<Request, [string, string][]>();
+const parsedQueries = new WeakMap<Request, readonly [string, string][]>();
+/** A URL without a query: nothing to decode or remember. */
+const NO_PAIRS: readonly [string, string][] = Object.freeze([]);
 
 /**
  * The request's query as name/value pairs in order, decoded once: `+` is a
  * space, as Django and PHP read it. The express query parser is left alone
  * for the seeds' parameters; the dialects need the names exactly as sent.
  */
-export function queryPairs(req: Request): [string, string][] {
+export function queryPairs(req: Request): readonly [string, string][] {
+  const at = req.originalUrl.indexOf('?');
+  if (at < 0) return NO_PAIRS;
   let pairs = parsedQueries.get(req);
   if (!pairs) {
-    const at = req.originalUrl.indexOf('?');
-    pairs = at < 0 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
+    pairs = [...new URLSearchParams(req.originalUrl.slice(at + 1))];
     parsedQueries.set(req, pairs);
   }
   return pairs;

@@ -56,7 +56,7 @@ export async function prepareDatabase(config: Config): Promise<SeedOutcome | nul
 /** Serves every site on HOST:PORT, after preparing the database unless told not to. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const prepare = options.prepareDatabase ?? true;
-  const [{ createServices }, { createApp }] = await Promise.all([import('./services.js'), import('./app.js')]);
+  const [{ createServices }, { createApp }, { listen }] = await Promise.all([import('./services.js'), import('./app.js'), import('./http-server.js')]);
   const services = await createServices(config, { migrate: prepare });
   let demo: SeedOutcome | null = null;
   try {
@@ -67,9 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   const app = createApp(services);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
-  });
+  const server = await listen(app, config.port, config.host);
   const closeServer = gracefulClose(server);
   // Whether preloaded or loaded by its first request, the admin needs neither its bundler nor its browser code here.
   importAdminServerOnly();

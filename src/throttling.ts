@@ -108,8 +108,10 @@ export class LoginThrottle {
 
   /** The guard of the password checks one request makes. */
   guard(req: Request): PasswordGuard {
-    const address = clientAddress(req);
+    // Worked out at the first check: a remembered HTTP Basic credential makes none.
+    let address: string | undefined;
     return async (name, check) => {
+      address ??= clientAddress(req);
       const account = digest(name.toLowerCase());
       const keys = { address, pair: `${account}|${address}`, account };
       const local: Counted = [

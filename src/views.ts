@@ -192,7 +192,9 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     const query = listPage ? endpoint.viewset?.queryForm(ctx) : undefined;
     const actions = html && ctx.user && req.method === 'GET' && response.status < 400 ? endpoint.pageActions?.(ctx) : undefined;
     const rowLink = listPage ? listRowLink(ctx, endpoint) : undefined;
-    const view = { name, parentName, allow, form: await browsableForm(ctx, endpoint, response), query, actions, version: response.version, rowLink };
+    // Only a page asked as HTML offers a form: no promise to wait for otherwise.
+    const form = html ? await browsableForm(ctx, endpoint, response) : undefined;
+    const view = { name, parentName, allow, form, query, actions, version: response.version, rowLink };
     await send(ctx, response, view, logger);
   };
 }

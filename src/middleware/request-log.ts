@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { unredactedLogger, type Logger } from '../logger.js';
 
@@ -49,16 +49,47 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
+/** What `req.log` is made from, kept on the request as an ordinary property. */
+interface RequestLogger {
+  readonly logger: Logger;
+  readonly id: string;
+  readonly url: string;
+  child?: Logger;
+}
+
+const REQUEST_LOGGER = Symbol('request logger');
+
 declare module 'http' {
   interface IncomingMessage {
     /** A logger whose lines carry the request's id, method and URL. */
     log?: Logger;
+    [REQUEST_LOGGER]?: RequestLogger;
   }
   interface ServerResponse {
     /** An error that ended the answer early (a stream cut short): its request is logged as errored. */
     err?: Error;
   }
 }
+
+/**
+ * `req.log`, made when a handler first logs: most requests never do, and a
+ * child logger costs a redaction pass. One accessor on the prototype, not one
+ * defined on each request: V8 gives an object whose accessor has a getter of
+ * its own a hidden class of its own, so a getter made per request turned every
+ * request object into a dictionary, and every later read of it (Express's,
+ * Node's, ours) into a lookup by name.
+ */
+Object.defineProperty(IncomingMessage.prototype, 'log', {
+  configurable: true,
+  get(this: IncomingMessage): Logger | undefined {
+    const made = this[REQUEST_LOGGER];
+    if (!made) return undefined;
+    return (made.child ??= made.logger.child({ req: { id: made.id, method: this.method, url: made.url } }));
+  },
+  set(this: IncomingMessage, value: Logger | undefined) {
+    Object.defineProperty(this, 'log', { configurable: true, enumerable: true, writable: true, value });
+  },
+});
 
 /**
  * One JSON line per answered request (method, URL, a few headers, status,
@@ -78,9 +109,7 @@ export function requestLog(logger: Logger): RequestHandler {
     const started = Date.now();
     const id = requestId(req, res);
     const url = redactedUrl(req.url);
-    // Made when a handler first logs: most requests never do, and a child logger costs a redaction pass.
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { configurable: true, get: () => (child ??= logger.child({ req: { id, method: req.method, url } })) });
+    req[REQUEST_LOGGER] = { logger, id, url };
     if (QUIET_PATHS.has(url.split('?', 1)[0] ?? '')) return next();
     let logged = false;
     const done = (): void => {

@@ -55,7 +55,7 @@ export class DrfQueryDialect implements QueryDialect {
     return 'error' in read ? read : { condition: { field: filter.field, lookup, values: read.values } };
   }
 
-  private conditions(pairs: [string, string][], spec: QuerySpec): Condition[] {
+  private conditions(pairs: readonly [string, string][], spec: QuerySpec): Condition[] {
     const errors = new FieldErrors();
     const conditions: Condition[] = [];
     for (const filter of spec.filters) {
@@ -73,7 +73,7 @@ export class DrfQueryDialect implements QueryDialect {
   }
 
   /** OrderingFilter: the names it knows, `-` for descending, each field once; none known is the default order. */
-  private ordering(pairs: [string, string][], spec: QuerySpec): OrderTerm[] | null {
+  private ordering(pairs: readonly [string, string][], spec: QuerySpec): OrderTerm[] | null {
     const raw = lastValue(pairs, ORDERING);
     if (!raw || spec.orderingFields.length === 0) return null;
     const terms: OrderTerm[] = [];

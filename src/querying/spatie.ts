@@ -47,7 +47,7 @@ const BRACKETS = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
  * PHP's reading: a later `name=` replaces an earlier one, `name[]=` adds to
  * a list; `filter` as plain text is no filter at all (spatie ignores it).
  */
-function readParameters(pairs: [string, string][]): SpatieParameters {
+function readParameters(pairs: readonly [string, string][]): SpatieParameters {
   const read: SpatieParameters = { filter: new Map(), sort: undefined, include: undefined, fields: new Map() };
   for (const [name, value] of pairs) {
     const match = BRACKETS.exec(name);

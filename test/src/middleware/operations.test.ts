@@ -87,4 +87,23 @@ describe('request logs', () => {
       await services.close();
     }
   });
+  test("what a handler logs carries its request's id, method and URL, one request's never another's", async () => {
+    const logs = captureLogs();
+    const services = await createServices(testConfig(), { logger: createLogger('info', logs.stream) });
+    try {
+      await services.accounts.create({ username: 'alice', email: 'alice@example.com', password: 'alice-secret-pw' });
+      const http = request(createApp(services));
+      for (const id of ['first-1', 'second-2']) {
+        const refused = await http.get('/comments/').set('Authorization', `Basic ${Buffer.from('alice:wrong-password').toString('base64')}`).set('X-Request-Id', id);
+        expect(refused.status).toBe(401);
+      }
+      const failures = logs.lines.filter((entry) => entry.msg === 'login failed');
+      expect(failures.map((entry) => entry.req)).toEqual([
+        { id: 'first-1', method: 'GET', url: '/comments/' },
+        { id: 'second-2', method: 'GET', url: '/comments/' },
+      ]);
+    } finally {
+      await services.close();
+    }
+  });
 });

@@ -1,0 +1,42 @@
+/**
+ * The HTTP server of an Express application, its requests and answers made
+ * with the application's own prototypes from the start.
+ *
+ * Express gives each request and answer the application's prototype as it
+ * arrives (`Object.setPrototypeOf(req, app.request)`). After a prototype
+ * change V8 shares no hidden class between two requests: every property
+ * Express, Node and the framework then add to a request makes a new one, and
+ * every read of it is looked up by name (expressjs/express#5998). Made by
+ * subclasses whose prototypes are the application's, they already have the
+ * prototype Express gives them, and its change is no change.
+ */
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import type { Express } from 'express';
+
+/** `prototype` made to stand for Express's `own` (the application's request or response prototype): its chain and what it holds. */
+function adopted<T extends object>(own: T, prototype: object): T {
+  Object.setPrototypeOf(prototype, Object.getPrototypeOf(own));
+  Object.defineProperties(prototype, Object.getOwnPropertyDescriptors(own));
+  return prototype as T;
+}
+
+export function createHttpServer(app: Express): Server {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse extends ServerResponse {}
+  app.request = adopted(app.request, AppRequest.prototype);
+  app.response = adopted(app.response, AppResponse.prototype);
+  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+}
+
+/**
+ * `app.listen(port, host)` with that server: resolves once it listens. As
+ * Express's listen, the error listener stays: a later server error is not
+ * thrown from the event loop.
+ */
+export function listen(app: Express, port: number, host: string): Promise<Server> {
+  const server = createHttpServer(app);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

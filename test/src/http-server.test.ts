@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, test } from '@jest/globals';
+import express from 'express';
+import { listen } from '../../src/http-server.js';
+
+function closed(server: { close(callback: () => void): void }): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+describe('the HTTP server', () => {
+  test("makes each request and answer with the application's own prototypes, so Express changes none as they arrive", async () => {
+    const app = express();
+    app.get('/items/:id', (req, res) => void res.json({ id: req.params.id, page: req.query.page, sameApp: req.app === app, host: req.hostname }));
+    const server = await listen(app, 0, '127.0.0.1');
+    const made: boolean[] = [];
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      made.push(Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response);
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (const id of ['1', '2']) {
+        const answer = await fetch(`http://127.0.0.1:${port}/items/${id}?page=3`);
+        expect(answer.status).toBe(200);
+        expect(await answer.json()).toEqual({ id, page: '3', sameApp: true, host: '127.0.0.1' });
+      }
+      expect(made).toEqual([true, true]);
+    } finally {
+      await closed(server);
+    }
+  });
+
+  test('refuses with the listening error when the port is taken', async () => {
+    const first = await listen(express(), 0, '127.0.0.1');
+    try {
+      const { port } = first.address() as AddressInfo;
+      await expect(listen(express(), port, '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      await closed(first);
+    }
+  });
+});
