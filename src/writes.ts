@@ -224,6 +224,7 @@ export class RowWriter {
       throw error;
     }
   }
+
   private split(data: Record<string, unknown>): { columns: Record<string, unknown>; linked: [ManyToMany, number[]][] } {
     const columns: Record<string, unknown> = {};
     const linked: [ManyToMany, number[]][] = [];
