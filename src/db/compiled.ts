@@ -7,10 +7,11 @@
  * A single-row insert or update is written the same way, answering the row
  * as a read of the same shape would (src/writes.ts decides when).
  */
-import type { Sequelize, TableName } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
 import { versionCondition, type RowVersion } from './row-version.js';
+import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
 
 export type { StoredRecord };
 
@@ -36,11 +37,6 @@ export interface KeyedRead {
   /** The attributes to read; default: every column the model's default scope reads. */
   attributes?: readonly string[];
   include?: readonly JoinedReference[];
-}
-
-interface QuoteGenerator {
-  quoteIdentifier(name: string): string;
-  quoteTable(table: TableName): string;
 }
 
 interface SqliteStatement {
@@ -77,12 +73,6 @@ function nested(flat: PlainRow): PlainRow {
   if (!row) return flat;
   for (const key in flat) if (!key.includes('.')) row[key] = flat[key];
   return row;
-}
-
-function columnOf(model: RowModel, attribute: string): string {
-  const column = model.getAttributes()[attribute];
-  if (!column) throw new Error(`${model.name} has no attribute ${attribute}`);
-  return column.field ?? attribute;
 }
 
 /** Every column of the model, hidden ones included. */
@@ -207,8 +197,7 @@ export class CompiledReads {
   }
 
   private get generator(): QuoteGenerator {
-    // The typings put quoteTable on the query interface; Sequelize has it on the query generator.
-    return (this.sequelize.getQueryInterface() as unknown as { queryGenerator: QuoteGenerator }).queryGenerator;
+    return quoteGenerator(this.sequelize);
   }
 
   private quote(name: string): string {

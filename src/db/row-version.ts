@@ -13,6 +13,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource } from '../registry.js';
+import { columnOf, quoteGenerator } from './sql-names.js';
 
 /** The update time of the row as the check read it, as the driver answered it (SQLite's text, PostgreSQL's Date). */
 export interface RowVersion {
@@ -52,11 +53,6 @@ export function nextVersionTime(resource: BoundResource, now: Date, expected: Ro
   return new Date(read.getTime() + 1);
 }
 
-interface QuoteGenerator {
-  quoteIdentifier(name: string): string;
-  quoteTable(table: unknown): string;
-}
-
 /**
  * Moves the update time of the row whose key is `key` from the version
  * `from` to `to` (each bound as given), in one statement that finds the row
@@ -67,9 +63,8 @@ export async function claimVersion(resource: BoundResource, key: unknown, from: 
   const updated = timestamps.updated;
   if (!updated) throw new Error(`${declaration.name} has no update time to claim`);
   const sequelize = model.sequelize!;
-  // The typings put quoteTable on the query interface; Sequelize has it on the query generator.
-  const generator = (sequelize.getQueryInterface() as unknown as { queryGenerator: QuoteGenerator }).queryGenerator;
-  const column = (attribute: string): string => generator.quoteIdentifier(model.getAttributes()[attribute]?.field ?? attribute);
+  const generator = quoteGenerator(sequelize);
+  const column = (attribute: string): string => generator.quoteIdentifier(columnOf(model, attribute));
   const keyColumn = column(model.primaryKeyAttribute);
   const condition = versionCondition(sequelize.getDialect(), column(updated), '$3');
   const sql = `UPDATE ${generator.quoteTable(model.getTableName())} SET ${column(updated)} = $1 WHERE ${keyColumn} = $2 AND ${condition} RETURNING ${keyColumn}`;
