@@ -57,21 +57,25 @@ export class ConditionalViewSet extends GenericViewSet {
     const header = ctx.req.headers['if-match'];
     if (header === undefined) return;
     const row = await this.getStoredObject(ctx, action, this.retrieveSerializer, permissions);
-    await this.holdsVersion(ctx, header, row);
-    const version = this.versionOf(header, row);
+    const version = await this.checkedVersion(ctx, header, row);
     if (version) this.checkedVersions.set(ctx, version);
+  }
+
+  /**
+   * 412 unless `header` (If-Match) names the stored row's version; else the
+   * version its write must still find: none for `*` (any version), nor for a
+   * resource without an update time.
+   */
+  protected async checkedVersion(ctx: RequestContext, header: string, row: StoredRow): Promise<RowVersion | undefined> {
+    if (!ifMatchHolds(header, await this.storedTag(row))) throw this.preconditionFailed(ctx);
+    const updated = this.resource.timestamps.updated;
+    if (namesAnyVersion(header) || !updated || row[updated] === undefined) return undefined;
+    return { updatedAt: row[updated] };
   }
 
   /** The version of the row this request's If-Match was checked against, which its write must still find; none without If-Match. */
   protected expectedVersion(ctx: RequestContext): RowVersion | undefined {
     return this.checkedVersions.get(ctx);
-  }
-
-  /** The version a write under `header` (If-Match) must find: none for `*` (any version), nor for a resource without an update time. */
-  protected versionOf(header: string, row: StoredRow): RowVersion | undefined {
-    const updated = this.resource.timestamps.updated;
-    if (namesAnyVersion(header) || !updated || row[updated] === undefined) return undefined;
-    return { updatedAt: row[updated] };
   }
 
   /** Runs a write under the version checked; a row found changed (RowChanged) answers 412 as the check does, or 404 if it is gone. */
@@ -89,12 +93,12 @@ export class ConditionalViewSet extends GenericViewSet {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
     const still = pk === null ? null : await this.readStored(this.retrieveSerializer, pk);
-    return still ? new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) }) : this.notFound(ctx, raw);
+    return still ? this.preconditionFailed(ctx) : this.notFound(ctx, raw);
   }
 
-  /** 412 unless `header` (If-Match) names the stored row's version. */
-  protected async holdsVersion(ctx: RequestContext, header: string, row: StoredRow): Promise<void> {
-    if (!ifMatchHolds(header, await this.storedTag(row))) throw new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
+  /** 412: the row is no longer the version the client read. */
+  private preconditionFailed(ctx: RequestContext): ApiError {
+    return new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
   }
 
   /** The tag a GET of the row without `expand` or `fields` answers with, from the row as the retrieve reads it. */

@@ -52,9 +52,8 @@ export class StoredWritesViewSet extends ConditionalViewSet {
   protected async updateStored(ctx: RequestContext, action: PermissionAction, partial: boolean): Promise<SiteResponse> {
     const row = await this.getStoredObject(ctx, action, this.retrieveSerializer);
     const header = ctx.req.headers['if-match'];
-    if (header !== undefined) await this.holdsVersion(ctx, header, row);
     // Written only while the row is still the version checked: a write in between updates nothing.
-    const expected = header === undefined ? undefined : this.versionOf(header, row);
+    const expected = header === undefined ? undefined : await this.checkedVersion(ctx, header, row);
     const data = await this.data(ctx);
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: storedRecord(this.resource, row) });
     const values = await validate();
