@@ -1,5 +1,5 @@
 import type { FindOptions } from 'sequelize';
-import type { ActionMethod } from './actions/declaration.js';
+import type { ActionMethod, ActionResult } from './actions/declaration.js';
 import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
 import { ItemStream, type Item, type RequestContext, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel } from './errors.js';
@@ -10,6 +10,7 @@ import type { Permission, PermissionAction } from './permissions.js';
 import type { Row } from './registry.js';
 import { isEmptyPlan, type StoredRow } from './relations/loader.js';
 import { entityTag, noneMatch } from './conditional.js';
+import { namesUpdateTime } from './db/row-version.js';
 import { checkedAgainOnUniqueViolation } from './db/unique-violation.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 import { notModified, withTag } from './viewsets/conditional.js';
@@ -203,23 +204,23 @@ export class ModelViewSet extends StoredWritesViewSet {
     const data = input ? await input.validate(await this.data(ctx)) : {};
     const { user } = ctx;
     const { writer } = this;
-    // The action's first update writes only while the row is the version If-Match checked; it then holds the next one itself.
-    let expected = this.expectedVersion(ctx);
-    const result = await this.guarded(ctx, async () => declared.run({
-      user,
-      row,
-      data,
-      method: (ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method) as ActionMethod,
-      update: async (values, transaction) => {
-        if (!row) throw new Error(`${this.resource.declaration.name}.${name} is a list action: it has no row to update`);
-        const guard = expected;
-        expected = undefined;
-        return writer.update(row, values, { user, transaction, expected: guard });
-      },
-      transaction: (work) => writer.transaction(work),
-      model: writer.modelOf,
-      refuse: (field, key, params) => writer.refuse(field, key, params),
-    }));
+    const run = async (): Promise<ActionResult> =>
+      declared.run({
+        user,
+        row,
+        data,
+        method: (ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method) as ActionMethod,
+        update: async (values, transaction) => {
+          if (!row) throw new Error(`${this.resource.declaration.name}.${name} is a list action: it has no row to update`);
+          return writer.update(row, values, { user, transaction });
+        },
+        transaction: (work) => writer.transaction(work),
+        model: writer.modelOf,
+        refuse: (field, key, params) => writer.refuse(field, key, params),
+      });
+    // Under If-Match the action runs only once its request has moved the row from the version checked: another request naming it is refused.
+    const expected = this.expectedVersion(ctx);
+    const result = await this.guarded(ctx, () => (row && expected && namesUpdateTime(expected) ? writer.claimed(row, expected, run) : run()));
     if (result && 'body' in result) return { status: result.status ?? 200, data: result.body };
     if (result) row = result;
     if (!row) return { status: 204 };

@@ -9,7 +9,7 @@ import type { AuthUser } from './auth/accounts.js';
 import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
-import { claimVersion, nextVersionTime, type RowVersion } from './db/row-version.js';
+import { claimVersion, holdRow, lockRow, namesUpdateTime, nextVersionTime, RowChanged, type HeldCheck, type RowVersion, type UpdateTime } from './db/row-version.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
 import { refusal, type HookContext, type HookName } from './hooks.js';
@@ -23,11 +23,17 @@ export interface WriteOptions {
   /** An enclosing transaction (an action's); else the write opens its own when it needs one. */
   transaction?: Transaction;
   /**
-   * The version of the row the write was checked against (If-Match): an
-   * update or a destroy that finds the row at another one writes nothing and
-   * throws RowChanged. Ignored by a resource without an update time.
+   * The version of the row the write was checked against (If-Match, an
+   * admin form's version): an update or a destroy that finds the row at
+   * another one writes nothing and throws RowChanged.
    */
   expected?: RowVersion;
+  /**
+   * More work in the write's transaction, after it (the admin's audit
+   * entry): it stands or falls with the write, and the write opens a
+   * transaction for it if it needed none.
+   */
+  within?: (row: Row, transaction: Transaction) => Promise<void>;
 }
 
 /**
@@ -87,6 +93,7 @@ export class RowWriter {
       const row = await this.resource.model.create(columns, { transaction });
       await this.link(row, linked, transaction);
       await this.run('afterCreate', { data, row, transaction, user: options.user });
+      await this.alongside(row, options, transaction);
       return row;
     });
   }
@@ -113,7 +120,7 @@ export class RowWriter {
    * tells which).
    */
   async updateStored(current: PlainRow, values: Record<string, unknown>, options: WriteOptions, read: KeyedRead, shape: string): Promise<PlainRow | null> {
-    if (!this.oneStatement || options.transaction) return null;
+    if (!this.oneStatement || options.transaction || options.within) return null;
     const { model, declaration, timestamps } = this.resource;
     const sqlite = model.sequelize?.getDialect() === 'sqlite';
     // As Sequelize's save: only the columns whose values change are written, so that UPDATE OF triggers do not fire for the others.
@@ -121,10 +128,16 @@ export class RowWriter {
     for (const [name, value] of Object.entries(this.split(values).columns)) {
       if (!sameAsStored(declaration.fields[name], value, current[name], sqlite)) row[name] = value;
     }
+    const { expected } = options;
+    const version = expected && namesUpdateTime(expected) ? expected : undefined;
     const updated = timestamps.updated;
-    if (updated) row[updated] = options.expected ? nextVersionTime(this.resource, clock().now(), options.expected) : clock().now();
-    const guard = updated && options.expected ? { attribute: updated, version: options.expected } : undefined;
-    return compiledReads(model.sequelize!).updated(read, shape, current[model.primaryKeyAttribute], this.stored(row), guard);
+    if (updated) row[updated] = version ? nextVersionTime(this.resource, clock().now(), version) : clock().now();
+    const guard = updated && version ? { attribute: updated, version } : undefined;
+    const key = current[model.primaryKeyAttribute];
+    const reads = compiledReads(model.sequelize!);
+    if (!expected || namesUpdateTime(expected)) return reads.updated(read, shape, key, this.stored(row), guard);
+    // No update time to name: checked again and written in one transaction that holds the row.
+    return holdRow(this.resource, key, async (transaction) => ((await expected.stillHolds(transaction)) ? reads.updated(read, shape, key, this.stored(row), undefined, transaction) : null));
   }
 
   /** What the model's create would write: the values given, the declared defaults for the others, the times as the model's hook sets them. */
@@ -168,6 +181,7 @@ export class RowWriter {
       await row.save({ transaction });
       await this.link(row, linked, transaction);
       await this.run('afterUpdate', { data, row, transaction, user: options.user });
+      await this.alongside(row, options, transaction);
       return row;
     });
   }
@@ -179,13 +193,21 @@ export class RowWriter {
       for (const { join } of this.links.values()) await join.model.destroy({ where: { [join.from]: key }, transaction });
       await row.destroy({ transaction });
       await this.run('afterDestroy', { data: {}, row, transaction, user: options.user });
+      await this.alongside(row, options, transaction);
     });
   }
 
-  /** A single statement is atomic by itself: a transaction only when hooks or links make the write several. */
+  /** A single statement is atomic by itself: a transaction only when hooks, links or work `within` make the write several. */
   private async inTransaction<T>(options: WriteOptions, work: (transaction: Transaction | undefined) => Promise<T>): Promise<T> {
     if (options.transaction) return work(options.transaction);
-    return this.several ? this.transaction(work) : work(undefined);
+    return this.several || options.within ? this.transaction(work) : work(undefined);
+  }
+
+  /** The caller's work `within` the write's transaction (which inTransaction opened for it). */
+  private async alongside(row: Row, options: WriteOptions, transaction: Transaction | undefined): Promise<void> {
+    if (!options.within) return;
+    if (!transaction) throw new Error(`${this.resource.declaration.name}: work within a write needs its transaction`);
+    await options.within(row, transaction);
   }
 
   /**
@@ -202,8 +224,9 @@ export class RowWriter {
   private async versioned<T>(row: Row, options: WriteOptions, work: (transaction: Transaction | undefined, at: Date | undefined) => Promise<T>): Promise<T> {
     const { expected } = options;
     const updated = this.resource.timestamps.updated;
-    if (!expected || !updated) return this.inTransaction(options, (transaction) => work(transaction, undefined));
     const key = row.get(this.resource.model.primaryKeyAttribute);
+    if (expected && !namesUpdateTime(expected)) return this.held(key, expected, options, (transaction) => work(transaction, undefined));
+    if (!expected || !updated) return this.inTransaction(options, (transaction) => work(transaction, undefined));
     const at = nextVersionTime(this.resource, clock().now(), expected);
     const stamp = this.stored({ [updated]: at })[updated];
     if (options.transaction) {
@@ -218,11 +241,53 @@ export class RowWriter {
         return work(transaction, at);
       });
     } catch (error) {
-      await claimVersion(this.resource, key, stamp, expected.updatedAt, undefined).catch(() => {
-        // The write's own error is the answer; the row then keeps a version no client holds, which only asks for a fresh read.
-      });
+      await this.giveBack(key, stamp, expected);
       throw error;
     }
+  }
+
+  /**
+   * A write under a version that names no update time: the check is made
+   * again inside the transaction that holds the row (holdRow), and the write
+   * made there only if it still holds, else RowChanged and nothing written.
+   */
+  private async held<T>(key: unknown, check: HeldCheck, options: WriteOptions, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    const checked = async (transaction: Transaction): Promise<T> => {
+      if (!(await check.stillHolds(transaction))) throw new RowChanged(this.resource.declaration.name);
+      return work(transaction);
+    };
+    if (!options.transaction) return holdRow(this.resource, key, checked);
+    await lockRow(this.resource, key, options.transaction);
+    return checked(options.transaction);
+  }
+
+  /**
+   * Runs `work` (an action's own code) under the version If-Match checked:
+   * the row's update time is first moved from that version to a new one, so
+   * that a second request naming the same version is refused (RowChanged)
+   * before its work runs; work that fails gives the version back. The row
+   * keeps the new update time even if `work` writes nothing to it: its work
+   * was done under that version, and a client holding it must read again.
+   */
+  async claimed<T>(row: Row, expected: UpdateTime, work: () => Promise<T>): Promise<T> {
+    const updated = this.resource.timestamps.updated;
+    if (!updated) throw new Error(`${this.resource.declaration.name} has no update time to claim`);
+    const key = row.get(this.resource.model.primaryKeyAttribute);
+    const stamp = this.stored({ [updated]: nextVersionTime(this.resource, clock().now(), expected) })[updated];
+    await claimVersion(this.resource, key, expected.updatedAt, stamp, undefined);
+    try {
+      return await work();
+    } catch (error) {
+      await this.giveBack(key, stamp, expected);
+      throw error;
+    }
+  }
+
+  /** After a write under a claimed version failed: the row back at the version the client holds, if it still has the one claimed. */
+  private async giveBack(key: unknown, stamp: unknown, expected: UpdateTime): Promise<void> {
+    await claimVersion(this.resource, key, stamp, expected.updatedAt, undefined).catch(() => {
+      // The write's own error is the answer; the row then keeps a version no client holds, which only asks for a fresh read.
+    });
   }
 
   private split(data: Record<string, unknown>): { columns: Record<string, unknown>; linked: [ManyToMany, number[]][] } {

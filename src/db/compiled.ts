@@ -7,10 +7,10 @@
  * A single-row insert or update is written the same way, answering the row
  * as a read of the same shape would (src/writes.ts decides when).
  */
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
-import { versionCondition, type RowVersion } from './row-version.js';
+import { versionCondition, type UpdateTime } from './row-version.js';
 import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
 
 export type { StoredRecord };
@@ -27,7 +27,7 @@ export interface JoinedReference {
 /** An update that writes only while the row's `attribute` (its update time) still holds the version read. */
 export interface VersionGuard {
   attribute: string;
-  version: RowVersion;
+  version: UpdateTime;
 }
 
 export interface KeyedRead {
@@ -125,13 +125,13 @@ export class CompiledReads {
     this.sqlite = sequelize.getDialect() === 'sqlite';
   }
 
-  /** The one row whose `by` attribute has this value, joined references nested under their names; or null. */
-  async one(read: KeyedRead, shape: string, value: unknown): Promise<PlainRow | null> {
+  /** The one row whose `by` attribute has this value, joined references nested under their names; or null. Inside `transaction` when given. */
+  async one(read: KeyedRead, shape: string, value: unknown, transaction?: Transaction): Promise<PlainRow | null> {
     const sql = this.statement(`${read.model.name}:${shape}`, () => {
       const { model, by = model.primaryKeyAttribute } = read;
       return `${this.selectFrom(read)} WHERE ${this.quote('base')}.${this.quote(columnOf(model, by))} = ${this.placeholder(1)} LIMIT 1`;
     });
-    const [row] = await this.run(sql, [value]);
+    const [row] = await this.run(sql, [value], 'read', transaction);
     return row ? nested(row) : null;
   }
 
@@ -165,16 +165,16 @@ export class CompiledReads {
    * Sets these column values (by attribute, bound as given) of the row whose
    * primary key is `key`, and answers it as `one` reads it back; null if no
    * row has that key, or (with a `guard`) if the row is no longer at that
-   * version. With no value to set, the row is only read.
+   * version. With no value to set, the row is only read. Inside `transaction` when given.
    */
-  async updated(read: KeyedRead, shape: string, key: unknown, values: Readonly<Record<string, unknown>>, guard?: VersionGuard): Promise<PlainRow | null> {
+  async updated(read: KeyedRead, shape: string, key: unknown, values: Readonly<Record<string, unknown>>, guard?: VersionGuard, transaction?: Transaction): Promise<PlainRow | null> {
     const attributes = Object.keys(values);
-    if (attributes.length === 0) return this.one(read, shape, key);
+    if (attributes.length === 0) return this.one(read, shape, key, transaction);
     const guarded = guard ? `:if:${guard.attribute}` : '';
     const sql = this.statement(`${read.model.name}:update:${shape}:${attributes.join(',')}${guarded}`, () => this.updateOf(read, attributes, guard?.attribute));
     const params = [...attributes.map((name) => values[name]), key];
     if (guard) params.push(guard.version.updatedAt);
-    const [row] = await this.run(sql, params, 'write');
+    const [row] = await this.run(sql, params, 'write', transaction);
     return row ? nested(row) : null;
   }
 
@@ -309,7 +309,8 @@ export class CompiledReads {
     await Promise.all(statements.map(finalize));
   }
 
-  private async run(sql: string, params: readonly unknown[], type: 'read' | 'write' = 'read'): Promise<PlainRow[]> {
+  private async run(sql: string, params: readonly unknown[], type: 'read' | 'write' = 'read', transaction?: Transaction): Promise<PlainRow[]> {
+    if (transaction) return this.runIn(transaction, sql, params);
     const connections = this.sequelize.connectionManager;
     if (this.sqlite) {
       // Sequelize keeps one SQLite connection outside transactions and hands out that same one: asked for once.
@@ -328,6 +329,18 @@ export class CompiledReads {
     } finally {
       connections.releaseConnection(client);
     }
+  }
+
+  /**
+   * A statement on a transaction's own connection, unprepared: a SQLite
+   * transaction's connection closes when it ends, which statements kept
+   * prepared on it would prevent.
+   */
+  private async runIn(transaction: Transaction, sql: string, params: readonly unknown[]): Promise<PlainRow[]> {
+    const { connection } = transaction as unknown as { connection: SqliteDatabase | PostgresClient };
+    if (!this.sqlite) return (await (connection as PostgresClient).query({ text: sql, values: params })).rows;
+    const db = connection as SqliteDatabase;
+    return new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
   }
 }
 

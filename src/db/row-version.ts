@@ -7,17 +7,33 @@
  *
  * The version is the row's update time, which every accepted write moves on
  * (src/writes.ts; the clock never answers the same instant twice within a
- * process). A resource without an update-time column has none: its writes
- * under If-Match are checked, not guarded (docs/api.md says so).
+ * process). A row with none to name (no update-time column, or reads that
+ * hide it) is held instead: the check is made again inside the transaction
+ * that holds the row, and the write made there (holdRow).
  */
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource } from '../registry.js';
 import { columnOf, quoteGenerator } from './sql-names.js';
 
 /** The update time of the row as the check read it, as the driver answered it (SQLite's text, PostgreSQL's Date). */
-export interface RowVersion {
+export interface UpdateTime {
   readonly updatedAt: unknown;
+}
+
+/**
+ * A row with no update time to name: whether the row, read again inside the
+ * transaction that holds it (holdRow), is still the version the check saw.
+ */
+export interface HeldCheck {
+  stillHolds(transaction: Transaction): Promise<boolean>;
+}
+
+/** The version a conditional write must still find. */
+export type RowVersion = UpdateTime | HeldCheck;
+
+export function namesUpdateTime(version: RowVersion): version is UpdateTime {
+  return 'updatedAt' in version;
 }
 
 /** A conditional write found the row at another version than the one named (or found no row): nothing was written. */
@@ -45,7 +61,7 @@ export function versionCondition(dialect: string, column: string, placeholder: s
  * same millisecond): a write must move the version on, or a second writer
  * naming the old one would still find it.
  */
-export function nextVersionTime(resource: BoundResource, now: Date, expected: RowVersion): Date {
+export function nextVersionTime(resource: BoundResource, now: Date, expected: UpdateTime): Date {
   const updated = resource.timestamps.updated;
   const field = updated ? resource.declaration.fields[updated] : undefined;
   const read = fromStored(field, expected.updatedAt, resource.model.sequelize?.getDialect() === 'sqlite');
@@ -70,4 +86,44 @@ export async function claimVersion(resource: BoundResource, key: unknown, from: 
   const sql = `UPDATE ${generator.quoteTable(model.getTableName())} SET ${column(updated)} = $1 WHERE ${keyColumn} = $2 AND ${condition} RETURNING ${keyColumn}`;
   const found = await sequelize.query(sql, { bind: [to, key, from], transaction, type: QueryTypes.SELECT });
   if (found.length === 0) throw new RowChanged(declaration.name);
+}
+
+/** The tail of each SQLite database's held writes in this process. */
+const heldOnSqlite = new WeakMap<Sequelize, Promise<unknown>>();
+
+/**
+ * Runs `work` in a transaction that holds the row whose key is `key`, so
+ * that no other write lands between what `work` reads and what it writes.
+ * PostgreSQL locks the row (`SELECT … FOR UPDATE`): a second holder waits
+ * for the first to end, then reads the row as it left it. SQLite's IMMEDIATE
+ * transaction takes the database's write lock; within one process these
+ * transactions run one at a time, as SQLite's writes do anyway, because an
+ * in-memory database's transactions all share one connection and cannot
+ * overlap.
+ */
+export async function holdRow<T>(resource: BoundResource, key: unknown, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  const sequelize = resource.model.sequelize!;
+  if (sequelize.getDialect() === 'postgres') {
+    return sequelize.transaction(async (transaction) => {
+      await lockRow(resource, key, transaction);
+      return work(transaction);
+    });
+  }
+  const before = heldOnSqlite.get(sequelize) ?? Promise.resolve();
+  const held = before.then(() => sequelize.transaction({ type: Transaction.TYPES.IMMEDIATE }, work));
+  heldOnSqlite.set(
+    sequelize,
+    held.catch(() => undefined),
+  );
+  return held;
+}
+
+/** Holds the row inside `transaction` until it ends (PostgreSQL; SQLite's IMMEDIATE transaction already holds the database). */
+export async function lockRow(resource: BoundResource, key: unknown, transaction: Transaction): Promise<void> {
+  const { model } = resource;
+  const sequelize = model.sequelize!;
+  if (sequelize.getDialect() !== 'postgres') return;
+  const generator = quoteGenerator(sequelize);
+  const keyColumn = generator.quoteIdentifier(columnOf(model, model.primaryKeyAttribute));
+  await sequelize.query(`SELECT ${keyColumn} FROM ${generator.quoteTable(model.getTableName())} WHERE ${keyColumn} = $1 FOR UPDATE`, { bind: [key], transaction, type: QueryTypes.SELECT });
 }

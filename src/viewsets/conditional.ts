@@ -4,6 +4,7 @@
  * on the writes. A row's tag is the one a GET of it without `expand` or
  * `fields` answers with (src/conditional.ts makes it).
  */
+import type { Transaction } from 'sequelize';
 import type { RequestContext, SiteResponse } from '../contracts.js';
 import { entityTag, ifMatchHolds, namesAnyVersion } from '../conditional.js';
 import { RowChanged, type RowVersion } from '../db/row-version.js';
@@ -63,14 +64,23 @@ export class ConditionalViewSet extends GenericViewSet {
 
   /**
    * 412 unless `header` (If-Match) names the stored row's version; else the
-   * version its write must still find: none for `*` (any version), nor for a
-   * resource without an update time.
+   * version its write must still find: none for `*` (any version); the
+   * update time read; or, for a row whose read shows none, the same tag,
+   * checked again inside the transaction that holds the row.
    */
   protected async checkedVersion(ctx: RequestContext, header: string, row: StoredRow): Promise<RowVersion | undefined> {
     if (!ifMatchHolds(header, await this.storedTag(row))) throw this.preconditionFailed(ctx);
+    if (namesAnyVersion(header)) return undefined;
     const updated = this.resource.timestamps.updated;
-    if (namesAnyVersion(header) || !updated || row[updated] === undefined) return undefined;
-    return { updatedAt: row[updated] };
+    if (updated && row[updated] !== undefined) return { updatedAt: row[updated] };
+    const key = row[this.resource.model.primaryKeyAttribute];
+    return { stillHolds: (transaction) => this.stillTagged(header, key, transaction) };
+  }
+
+  /** Whether the row whose key is `key`, read inside `transaction`, still has the tag `header` (If-Match) names. */
+  private async stillTagged(header: string, key: unknown, transaction: Transaction): Promise<boolean> {
+    const row = await this.readStored(this.retrieveSerializer, key, transaction);
+    return row !== null && ifMatchHolds(header, await this.storedTag(row, transaction));
   }
 
   /** The version of the row this request's If-Match was checked against, which its write must still find; none without If-Match. */
@@ -101,11 +111,11 @@ export class ConditionalViewSet extends GenericViewSet {
     return new ApiError('precondition_failed', { name: resourceLabel(ctx.t, this.resource) });
   }
 
-  /** The tag a GET of the row without `expand` or `fields` answers with, from the row as the retrieve reads it. */
-  protected async storedTag(row: StoredRow): Promise<string> {
+  /** The tag a GET of the row without `expand` or `fields` answers with, from the row as the retrieve reads it (inside `transaction` when given). */
+  protected async storedTag(row: StoredRow, transaction?: Transaction): Promise<string> {
     const serializer = this.retrieveSerializer;
     if (isEmptyPlan(this.relations.planFor(serializer, []))) return entityTag(JSON.stringify(row));
-    const [item] = await this.representRows([row], serializer, [], true);
+    const [item] = await this.representRows([row], serializer, [], true, transaction);
     return entityTag(JSON.stringify(item));
   }
 

@@ -4,7 +4,7 @@
  * path names (read by Sequelize or by compiled SQL), the list's query and
  * paginator, and rows represented as the site shows them.
  */
-import type { IncludeOptions } from 'sequelize';
+import type { IncludeOptions, Transaction } from 'sequelize';
 import type { Item, RequestContext, Site } from '../contracts.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from '../db/compiled.js';
 import { ApiError, resourceLabel } from '../errors.js';
@@ -91,11 +91,11 @@ export class GenericViewSet {
     this.writer = new RowWriter(resource, (name) => options.registry.get(name).model);
   }
 
-  /** Rows as the site shows them: each represented, then what the plan adds loaded for all at once. */
-  protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false): Promise<Item[]> {
+  /** Rows as the site shows them: each represented, then what the plan adds loaded for all at once (inside `transaction` when given). */
+  protected async representRows(rows: readonly (Row | StoredRow)[], serializer: Serializer, expand: readonly string[], plain = false, transaction?: Transaction): Promise<Item[]> {
     const items = rows.map((row) => (plain || !isModel(row) ? serializer.representPlain(row as StoredRow) : serializer.represent(row)));
     const plan = this.relations.planFor(serializer, expand);
-    if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(serializer.resource, rows), items);
+    if (!isEmptyPlan(plan)) await attachRelations(plan, storedValues(serializer.resource, rows), items, transaction);
     return items;
   }
 
@@ -164,9 +164,9 @@ export class GenericViewSet {
     return found;
   }
 
-  protected readStored(serializer: Serializer, pk: unknown): Promise<StoredRow | null> {
+  protected readStored(serializer: Serializer, pk: unknown, transaction?: Transaction): Promise<StoredRow | null> {
     const { read, shape } = this.storedReadFor(serializer);
-    return compiledReads(this.options.registry.sequelize).one(read, shape, pk);
+    return compiledReads(this.options.registry.sequelize).one(read, shape, pk, transaction);
   }
 
   protected notFound(ctx: RequestContext, raw: unknown): ApiError {
