@@ -4,12 +4,13 @@
  * row, so that a refusal or a failure leaves nothing half written.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Op, Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import type { AuthUser } from './auth/accounts.js';
 import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
 import { claimVersion, holdRow, lockRow, namesUpdateTime, nextVersionTime, RowChanged, type HeldCheck, type RowVersion, type UpdateTime } from './db/row-version.js';
+import { writeTransaction } from './db/write-transactions.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
 import { refusal, type HookContext, type HookName } from './hooks.js';
@@ -75,9 +76,9 @@ export class RowWriter {
     this.oneStatement = !this.several && options?.timezone === '+00:00';
   }
 
-  /** Runs `work` in one transaction. IMMEDIATE: on SQLite the write lock is taken first, so two writers wait for each other instead of failing. */
+  /** Runs `work` in one transaction (db/write-transactions.ts: IMMEDIATE, and one at a time on SQLite). */
   transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.resource.model.sequelize!.transaction({ type: Transaction.TYPES.IMMEDIATE }, work);
+    return writeTransaction(this.resource.model.sequelize!, work);
   }
 
   /** Stops a write with a field error whose message is the resource's own (`<resource>.errors.<key>`). */
@@ -216,10 +217,11 @@ export class RowWriter {
    * write's own (`at`, which the update keeps), in one statement that finds
    * the row only at that version, else RowChanged and nothing is written.
    * The claim changes the version itself, so a second writer expecting the
-   * same one is refused at once, without opening a transaction (which
-   * SQLite's one shared in-memory connection would not keep apart). The
+   * same one is refused at once, without waiting for a transaction. The
    * write's transaction then confirms the row is still at `at` (PostgreSQL
-   * holds it from there), and a write that fails gives the version back.
+   * holds it from there), and a write that fails gives the version back. A
+   * version that names no update time is checked again inside the
+   * transaction that holds the row (held).
    */
   private async versioned<T>(row: Row, options: WriteOptions, work: (transaction: Transaction | undefined, at: Date | undefined) => Promise<T>): Promise<T> {
     const { expected } = options;

@@ -1,13 +1,13 @@
 /**
  * The admin's audit log: who created, edited or deleted which row, when, and
- * what changed. Written by DeclaredResource after each write it makes (bulk
- * deletes are one delete per row there, so one entry per row), into the
+ * what changed. Written by DeclaredResource inside each write's transaction
+ * (bulk deletes are one delete per row there, so one entry per row), into the
  * framework's own table (db/audit-table.ts). Secrets never reach it: a hidden
  * field of the declaration (a password hash, a remember token, a token's
  * hash) is logged as "changed" on an edit and as a mask on a create or a
  * delete, never by its value; a typed password is only ever the hash it became.
  */
-import { DataTypes, type Sequelize } from 'sequelize';
+import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { clock } from '../clock.js';
 import type { BoundResource, RowModel } from '../registry.js';
@@ -35,7 +35,8 @@ export interface AuditedWrite {
 }
 
 export interface AuditTrail {
-  record(write: AuditedWrite): Promise<void>;
+  /** One entry, inside the write's own transaction. */
+  record(write: AuditedWrite, transaction: Transaction): Promise<void>;
 }
 
 const MAX_TITLE = 255;
@@ -96,8 +97,8 @@ export function auditModel(sequelize: Sequelize): RowModel {
 export class AuditLog implements AuditTrail {
   constructor(readonly model: RowModel) {}
 
-  async record(write: AuditedWrite): Promise<void> {
-    await this.model.create({
+  async record(write: AuditedWrite, transaction: Transaction): Promise<void> {
+    const entry = {
       created_at: clock().now(),
       account_id: Number(write.staff.id),
       account: write.staff.email,
@@ -106,7 +107,8 @@ export class AuditLog implements AuditTrail {
       record_id: write.id,
       record_title: write.title.slice(0, MAX_TITLE),
       changes: JSON.stringify(auditChanges(write), null, 2),
-    });
+    };
+    await this.model.create(entry, { transaction });
   }
 }
 

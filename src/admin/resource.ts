@@ -10,8 +10,9 @@ import {
   type ParamsType,
   type PropertyErrors,
 } from 'adminjs';
-import { UniqueConstraintError, type FindOptions, type WhereOptions } from 'sequelize';
+import { UniqueConstraintError, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
 import type { AuthUser } from '../auth/accounts.js';
+import { RowChanged, type HeldCheck } from '../db/row-version.js';
 import { fieldErrorMessages, ValidationError } from '../errors.js';
 import { translator, type Translate } from '../i18n.js';
 import type { BoundResource, Row } from '../registry.js';
@@ -117,12 +118,12 @@ export class DeclaredResource extends SequelizeResource {
     return new DeclaredRecord(params, this, this.bound);
   }
 
-  /** The rows' params, with their many-to-many ids and computed values (one query per such field for all rows). */
-  private async paramsOf(rows: readonly Row[]): Promise<Record<string, unknown>[]> {
+  /** The rows' params, with their many-to-many ids and computed values (one query per such field for all rows; inside `transaction` when given). */
+  private async paramsOf(rows: readonly Row[], transaction?: Transaction): Promise<Record<string, unknown>[]> {
     const stored = storedValues(this.bound, rows);
     // Computed values from the row as the model read it (no second reading of its stored text).
     const extra: Record<string, unknown>[] = stored.map((values) => Object.fromEntries(this.computed.map(([name, value]) => [name, value(values) ?? null])));
-    await attachRelations(this.plan, stored, extra);
+    await attachRelations(this.plan, stored, extra, transaction);
     return stored.map((values, index) => {
       const params = adminParams(this.bound, values, extra[index] ?? {});
       // The edit form sends this back: a save from a form opened on an older row is refused (update).
@@ -209,24 +210,62 @@ export class DeclaredResource extends SequelizeResource {
     const values = await this.validated(params, { staff, row: null });
     const owner = this.bound.declaration.ownerField;
     if (owner) values[owner] = Number(staff.id);
-    const row = await this.write(staff, (user) => this.writer.create(values, { user }));
-    const saved = await this.savedParams(row);
-    await this.audited('create', staff, null, saved, values);
+    let saved: ParamsType = {};
+    const within = async (row: Row, transaction: Transaction): Promise<void> => {
+      saved = await this.savedParams(row, transaction);
+      await this.audited('create', staff, null, saved, values, transaction);
+    };
+    await this.write(staff, (user) => this.writer.create(values, { user, within }));
     return saved;
   }
 
+  /**
+   * An edit form's save. Lost-update protection: a form that carries the
+   * version of the row it was opened with (every edit form AdminJS renders
+   * does) is not saved over a row that changed since. The check is made on
+   * the row as read, then again inside the transaction that holds the row
+   * and writes it (src/db/row-version.ts, holdRow), so that of two staff
+   * saving forms opened at the same version exactly one writes. A payload
+   * without a version (a hand-made request) is not checked.
+   */
   override async update(id: string, params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
     const staff = staffOf(context);
     const row = await this.findById(id);
     if (!row) throw new NotFoundError(`No record ${id}`, 'update');
     await this.refuseSuperusersRow(staff, row);
-    await this.refuseStale(staff, row, params[VERSION_PARAM]);
+    const version = params[VERSION_PARAM];
+    const opened = typeof version === 'string' && version !== '' ? version : undefined;
+    let before: ParamsType | null | undefined = (await this.paramsOf([row]))[0];
+    if (opened) this.refuseStale(staff, opened, before);
     const values = await this.validated(params, { staff, row });
-    const [before] = await this.paramsOf([row]);
-    await this.write(staff, (user) => this.writer.update(row, values, { user }));
-    const saved = await this.savedParams(row);
-    await this.audited('edit', staff, before ?? null, saved, values);
+    const expected: HeldCheck | undefined = opened
+      ? {
+          stillHolds: async (transaction) => {
+            before = await this.currentParams(row, transaction);
+            return before?.[VERSION_PARAM] === opened;
+          },
+        }
+      : undefined;
+    let saved: ParamsType = {};
+    const within = async (written: Row, transaction: Transaction): Promise<void> => {
+      saved = await this.savedParams(written, transaction);
+      await this.audited('edit', staff, before ?? null, saved, values, transaction);
+    };
+    try {
+      await this.write(staff, (user) => this.writer.update(row, values, { user, expected, within }));
+    } catch (error) {
+      if (error instanceof RowChanged && opened) throw await this.changedMeanwhile(staff, id, opened);
+      throw error;
+    }
     return saved;
+  }
+
+  /** A save refused inside its transaction: the row changed or went between the first check and the write, answered as if that check had seen it. */
+  private async changedMeanwhile(staff: StaffMember, id: string, opened: string): Promise<Error> {
+    const current = await this.findById(id);
+    if (!current) return new NotFoundError(`No record ${id}`, 'update');
+    const [now] = await this.paramsOf([current]);
+    return this.conflict(staff, opened, String(now?.[VERSION_PARAM] ?? ''));
   }
 
   override async delete(id: string, context?: ActionContext): Promise<void> {
@@ -237,14 +276,21 @@ export class DeclaredResource extends SequelizeResource {
     if (refusal) throw new AdminValidationError({}, { message: t(staff)(`admin:${refusal}`), type: 'forbidden' });
     await this.refuseSuperusersRow(staff, row);
     const [before] = await this.paramsOf([row]);
-    await this.write(staff, (user) => this.writer.destroy(row, { user }));
-    await this.audited('delete', staff, before ?? null, null, {});
+    const within = (_: Row, transaction: Transaction): Promise<void> => this.audited('delete', staff, before ?? null, null, {}, transaction);
+    await this.write(staff, (user) => this.writer.destroy(row, { user, within }));
   }
 
-  /** One entry in the audit log, once the write succeeded. */
-  private async audited(action: AuditAction, staff: StaffMember, before: ParamsType | null, after: ParamsType | null, written: Record<string, unknown>): Promise<void> {
+  /** One entry in the audit log, in the write's transaction: no change without its entry, no entry without its change. */
+  private async audited(
+    action: AuditAction,
+    staff: StaffMember,
+    before: ParamsType | null,
+    after: ParamsType | null,
+    written: Record<string, unknown>,
+    transaction: Transaction,
+  ): Promise<void> {
     const record = this.build(after ?? before ?? {});
-    await this.audit?.record({ action, staff, bound: this.bound, id: String(record.id()), title: record.title(), before, after, written });
+    await this.audit?.record({ action, staff, bound: this.bound, id: String(record.id()), title: record.title(), before, after, written }, transaction);
   }
 
   /**
@@ -265,32 +311,34 @@ export class DeclaredResource extends SequelizeResource {
     }
   }
 
-  /**
-   * Lost-update protection: a form that carries the version of the row it
-   * was opened with (every edit form AdminJS renders does) is not saved over
-   * a row that changed since. The staff member keeps what they typed, reads
-   * which fields someone else changed, and is told to reload. A payload
-   * without a version (a hand-made request) is not checked. The check and the
-   * write are two statements: a change that lands between them, milliseconds
-   * apart, is not caught.
-   */
-  private async refuseStale(staff: StaffMember, row: Row, version: unknown): Promise<void> {
-    if (typeof version !== 'string' || version === '') return;
-    const [current] = await this.paramsOf([row]);
+  /** The conflict warning unless the row's params (`current`, null if gone) are still at the version the form was opened with. */
+  private refuseStale(staff: StaffMember, opened: string, current: ParamsType | undefined | null): void {
     const now = String(current?.[VERSION_PARAM] ?? '');
-    if (now === version) return;
-    const translate = t(staff);
-    const errors: PropertyErrors = {};
-    for (const field of changedFields(this.bound, version, now)) errors[field] = { message: translate('admin:conflict.field'), type: CONFLICT };
-    // AdminJS counts a record with no field error as saved: the version itself carries the refusal.
-    errors[VERSION_PARAM] = { message: translate('admin:conflict.changed'), type: CONFLICT };
-    throw new AdminValidationError(errors, { message: translate('admin:conflict.changed'), type: CONFLICT });
+    if (now !== opened) throw this.conflict(staff, opened, now);
   }
 
-  /** The row as written, read back with its links and computed values; never a hidden field (AdminJS echoes these params). */
-  private async savedParams(row: Row): Promise<ParamsType> {
-    const saved = (await this.bound.model.findByPk(row.get(this.bound.model.primaryKeyAttribute) as number)) ?? row;
-    const [params] = await this.paramsOf([saved]);
+  /** The staff member keeps what they typed, reads which fields someone else changed, and is told to reload. */
+  private conflict(staff: StaffMember, opened: string, now: string): AdminValidationError {
+    const translate = t(staff);
+    const errors: PropertyErrors = {};
+    for (const field of changedFields(this.bound, opened, now)) errors[field] = { message: translate('admin:conflict.field'), type: CONFLICT };
+    // AdminJS counts a record with no field error as saved: the version itself carries the refusal.
+    errors[VERSION_PARAM] = { message: translate('admin:conflict.changed'), type: CONFLICT };
+    return new AdminValidationError(errors, { message: translate('admin:conflict.changed'), type: CONFLICT });
+  }
+
+  /** The row's params as they are now, read inside `transaction`; null if it is gone. */
+  private async currentParams(row: Row, transaction: Transaction): Promise<ParamsType | null> {
+    const current = await this.bound.model.findByPk(row.get(this.bound.model.primaryKeyAttribute) as number, { transaction });
+    if (!current) return null;
+    const [params] = await this.paramsOf([current], transaction);
+    return params ?? null;
+  }
+
+  /** The row as written, read back with its links and computed values inside the write's transaction; never a hidden field (AdminJS echoes these params). */
+  private async savedParams(row: Row, transaction: Transaction): Promise<ParamsType> {
+    const saved = (await this.bound.model.findByPk(row.get(this.bound.model.primaryKeyAttribute) as number, { transaction })) ?? row;
+    const [params] = await this.paramsOf([saved], transaction);
     return withoutHidden(this.bound, params ?? {});
   }
 

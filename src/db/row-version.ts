@@ -11,10 +11,11 @@
  * hide it) is held instead: the check is made again inside the transaction
  * that holds the row, and the write made there (holdRow).
  */
-import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource } from '../registry.js';
 import { columnOf, quoteGenerator } from './sql-names.js';
+import { writeTransaction } from './write-transactions.js';
 
 /** The update time of the row as the check read it, as the driver answered it (SQLite's text, PostgreSQL's Date). */
 export interface UpdateTime {
@@ -88,34 +89,19 @@ export async function claimVersion(resource: BoundResource, key: unknown, from: 
   if (found.length === 0) throw new RowChanged(declaration.name);
 }
 
-/** The tail of each SQLite database's held writes in this process. */
-const heldOnSqlite = new WeakMap<Sequelize, Promise<unknown>>();
-
 /**
  * Runs `work` in a transaction that holds the row whose key is `key`, so
  * that no other write lands between what `work` reads and what it writes.
  * PostgreSQL locks the row (`SELECT … FOR UPDATE`): a second holder waits
- * for the first to end, then reads the row as it left it. SQLite's IMMEDIATE
- * transaction takes the database's write lock; within one process these
- * transactions run one at a time, as SQLite's writes do anyway, because an
- * in-memory database's transactions all share one connection and cannot
- * overlap.
+ * for the first to end, then reads the row as it left it. On SQLite the
+ * IMMEDIATE transaction holds the database's write lock, and this process's
+ * write transactions run one at a time (db/write-transactions.ts).
  */
 export async function holdRow<T>(resource: BoundResource, key: unknown, work: (transaction: Transaction) => Promise<T>): Promise<T> {
-  const sequelize = resource.model.sequelize!;
-  if (sequelize.getDialect() === 'postgres') {
-    return sequelize.transaction(async (transaction) => {
-      await lockRow(resource, key, transaction);
-      return work(transaction);
-    });
-  }
-  const before = heldOnSqlite.get(sequelize) ?? Promise.resolve();
-  const held = before.then(() => sequelize.transaction({ type: Transaction.TYPES.IMMEDIATE }, work));
-  heldOnSqlite.set(
-    sequelize,
-    held.catch(() => undefined),
-  );
-  return held;
+  return writeTransaction(resource.model.sequelize!, async (transaction) => {
+    await lockRow(resource, key, transaction);
+    return work(transaction);
+  });
 }
 
 /** Holds the row inside `transaction` until it ends (PostgreSQL; SQLite's IMMEDIATE transaction already holds the database). */

@@ -76,6 +76,28 @@ describe('the admin audit log', () => {
     expect(String(shown.body.record.params.changes).split('\n')).toEqual(expect.arrayContaining(['name: "Alice Liddell" → "Alice Changed"', 'password: changed']));
   });
 
+  test('a write whose entry cannot be logged is not made: no change without its entry', async () => {
+    const { sequelize } = t.services;
+    const refused = 'Unauditable';
+    if (sequelize.getDialect() === 'postgres') {
+      await sequelize.query(`CREATE FUNCTION refuse_entry() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'no entry'; END $$ LANGUAGE plpgsql`);
+      await sequelize.query(`CREATE TRIGGER refused_entries BEFORE INSERT ON admin_audit_log FOR EACH ROW WHEN (NEW.record_title = '${refused}') EXECUTE FUNCTION refuse_entry()`);
+    } else {
+      await sequelize.query(`CREATE TRIGGER refused_entries BEFORE INSERT ON admin_audit_log WHEN NEW.record_title = '${refused}' BEGIN SELECT RAISE(ABORT, 'no entry'); END`);
+    }
+    try {
+      const row = await comments().create({ title: 'Kept as it was', body: 'Unchanged' });
+      const edited = await (await openEditForm(staffer, 'comments', row.get('id') as number)).save({ title: refused });
+      expect(edited.body.notice?.type).not.toBe('success');
+      expect((await comments().findByPk(row.get('id') as number))?.get('title')).toBe('Kept as it was');
+      const created = await submit(staffer, 'comments/actions/new', { title: refused, body: 'Never written' });
+      expect(created.body.notice?.type).not.toBe('success');
+      expect(await comments().count({ where: { title: refused } })).toBe(0);
+    } finally {
+      await sequelize.query('DROP TRIGGER refused_entries' + (sequelize.getDialect() === 'postgres' ? ' ON admin_audit_log' : ''));
+    }
+  });
+
   test('records a delete with the values the row had, and a bulk delete as one entry per row', async () => {
     const one = await comments().create({ title: 'Doomed', body: 'Soon gone' });
     const two = await comments().create({ title: 'Also doomed', body: 'Gone too' });

@@ -8,6 +8,7 @@ import { bookFields, Genre } from '../../fixtures/admin-books/resources.js';
 import { migrationsDir, projectRoot } from '../../../src/paths.js';
 
 const LOAD_TIMEOUT = 60_000;
+const SIMULTANEOUS = 4;
 const CHANGED_EN = 'Someone changed this row after you opened this form, so nothing was saved. Reload the form to see the row as it is now; what you typed here will be lost, so copy anything you need first.';
 const DELETED_EN = 'Someone deleted this row after you opened this form, so nothing was saved.';
 const FIELD_EN = 'Someone else changed this field after you opened this form.';
@@ -95,6 +96,24 @@ describe('an admin edit form whose row changed meanwhile', () => {
     expect((await form.save({ title: 'Saved twice' })).body.record.baseError?.type).toBe('conflict');
     expect((await reloaded.save({ title: 'Saved twice' })).body.notice.type).toBe('success');
     expect((await stored(id))?.title).toBe('Saved twice');
+  });
+
+  test('forms opened at the same version and saved at once: exactly one saves, the others are warned, and the log has one entry', async () => {
+    const id = await newComment('Raced');
+    const forms = await Promise.all(Array.from({ length: SIMULTANEOUS }, () => openEditForm(root, 'comments', id)));
+    const answers = await Promise.all(forms.map((form, index) => form.save({ title: `Saved by staff ${index}` })));
+    const saved = answers.filter((res) => res.body.notice?.type === 'success');
+    expect(saved).toHaveLength(1);
+    for (const res of answers.filter((answer) => answer.body.notice?.type !== 'success')) {
+      expect(res.body.notice).toEqual({ message: CHANGED_EN, type: 'error' });
+      expect(res.body.record.errors.title).toEqual({ message: FIELD_EN, type: 'conflict' });
+    }
+    expect((await stored(id))?.title).toBe(saved[0]!.body.record.params.title);
+    const entries = await t.services.sequelize.query("SELECT record_id FROM admin_audit_log WHERE resource = 'comments' AND action = 'edit' AND record_id = :id", {
+      replacements: { id: String(id) },
+      type: 'SELECT',
+    });
+    expect(entries).toHaveLength(1);
   });
 
   test('a save after the row was deleted says so and writes nothing', async () => {
