@@ -6,11 +6,11 @@
  * made from its tables' kept versions before it is read (page-tags.ts); any
  * other answer's tag is the hash of its bytes.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-/** A strong entity tag of `content`: 160 bits of SHA-1, base64url. */
+/** A strong entity tag of `content`: 160 bits of SHA-1, base64url (one-shot: no hash object per answer). */
 export function entityTag(content: string | Buffer): string {
-  return `"${createHash('sha1').update(content).digest('base64url')}"`;
+  return `"${hash('sha1', content, 'base64url')}"`;
 }
 
 /** The tags a conditional header lists; `*` as null. */

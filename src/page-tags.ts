@@ -11,12 +11,12 @@
  * longer matches, never old bytes a current tag. The same tag may so have
  * gone with two bodies, hence a weak tag (If-None-Match compares weakly).
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requestUrl } from './context.js';
-import type { RequestContext } from './contracts.js';
+import { requestHost } from './context.js';
+import type { RequestContext, Site } from './contracts.js';
 import { rowCounts } from './db/row-counter.js';
 import type { AnyRelation, BoundResource, ResourceRegistry } from './registry.js';
 import type { LoadPlan } from './relations/loader.js';
@@ -104,6 +104,18 @@ export function buildFingerprint(registry: ResourceRegistry): string {
   return found;
 }
 
+const zones = new WeakMap<Site, string>();
+
+/** The site's time zone, as its timestamps show it: the same for every request of a site. */
+function timeZoneOf(site: Site): string {
+  let zone = zones.get(site);
+  if (zone === undefined) {
+    zone = site.formatTimestamp(new Date(0));
+    zones.set(site, zone);
+  }
+  return zone;
+}
+
 /** Who asks, as far as it changes what a page shows them. */
 function asker(ctx: RequestContext): string {
   const { user } = ctx;
@@ -129,14 +141,14 @@ export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, t
     buildFingerprint(registry),
     kept.versions,
     ctx.site.name,
-    requestUrl(req).toString(),
+    // The URL as sent, not parsed: two spellings of one URL get two tags, one spelling always the same one.
+    `${req.protocol}://${requestHost(req)}${req.originalUrl}`,
     `${renderer.format}:${renderer.contentType}`,
     ctx.language,
     asker(ctx),
     // The sites' Vary names it: it may change an answer.
     String(req.headers['x-requested-with'] ?? ''),
-    // The site's time zone, as its timestamps show it.
-    ctx.site.formatTimestamp(new Date(0)),
+    timeZoneOf(ctx.site),
   ];
-  return { tag: `W/"${createHash('sha1').update(parts.join('\n')).digest('base64url')}"`, counts: kept.counts };
+  return { tag: `W/"${hash('sha1', parts.join('\n'), 'base64url')}"`, counts: kept.counts };
 }

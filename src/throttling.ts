@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import ipaddr from 'ipaddr.js';
 import { createRequire } from 'node:module';
@@ -21,7 +21,7 @@ export const unguarded: PasswordGuard = (_account, check) => check();
 
 /** Short and fixed-size, whatever a client sends: a key never holds a name or grows with it. */
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+  return hash('sha256', text, 'base64url');
 }
 
 /** A client's address as limits count it: IPv4 as is, IPv6 by its /64 network, which one host commonly holds whole. */

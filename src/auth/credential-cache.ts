@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { clock } from '../clock.js';
 import type { StoredRecord } from '../registry.js';
@@ -16,8 +16,8 @@ export interface CredentialCacheOptions {
 interface Remembered {
   userId: number;
   username: string;
-  /** Keyed digest of the stored password hash: any new password (or rehash) changes it. */
-  storedHash: Buffer;
+  /** The stored password hash as it was: any new password (or rehash) changes it. Not a secret the client sent. */
+  storedHash: string;
 }
 
 /** The password checks a request's credentials go through (Accounts, or Accounts behind a cache). */
@@ -29,15 +29,17 @@ export interface PasswordCheck {
  * HTTP Basic sends the password with every request, and a PBKDF2 check costs
  * about as much CPU as hundreds of requests. A password that opened an account
  * is therefore remembered, for a bounded time and number of entries, as a
- * keyed HMAC of the credentials (the key is random and never leaves the
- * process). A remembered credential still costs one primary-key read: the
- * account must exist, be active, keep its username and its stored password
+ * keyed digest of the credentials (SHA-256 of a random key that never
+ * leaves the process and the credentials), never as the password itself.
+ * A remembered credential still costs one primary-key read: the account
+ * must exist, be active, keep its username and its stored password
  * hash, so that a new password, a deactivation or a deletion counts on the
  * very next request. Only successful checks are remembered; simultaneous
  * requests with the same credentials wait for one check.
  */
 export class CachedPasswordCheck implements PasswordCheck {
-  private readonly key = randomBytes(32);
+  /** Fixed length, so that the key and the credentials after it cannot be split otherwise. */
+  private readonly key = randomBytes(32).toString('base64');
   private readonly remembered: LRUCache<string, Remembered>;
   /** Checks under way, by credential key. */
   private readonly checking = new Map<string, Promise<AuthUser | null>>();
@@ -84,22 +86,19 @@ export class CachedPasswordCheck implements PasswordCheck {
     const row = await this.accounts.checkCredentials(username, password, { by: ['username'], guard });
     if (!row) return null;
     const user = this.accounts.toAuthUser(row);
-    this.remembered.set(key, { userId: user.id, username: user.username, storedHash: this.digest(row.get('password') as string) });
+    this.remembered.set(key, { userId: user.id, username: user.username, storedHash: String(row.get('password')) });
     return user;
   }
 
   private stillOpens(row: StoredRecord, user: AuthUser, entry: Remembered): boolean {
-    if (!row.get('is_active') || user.username !== entry.username) return false;
-    return timingSafeEqual(this.digest(String(row.get('password'))), entry.storedHash);
+    // Both hashes are the database's, never the client's: a plain comparison tells a client nothing.
+    return Boolean(row.get('is_active')) && user.username === entry.username && String(row.get('password')) === entry.storedHash;
   }
 
   /** The username's length first, so that no other split of the same characters gives the same key. */
   private credentialKey(username: string, password: string): string {
-    return this.digest(`${username.length}:${username}${password}`).toString('base64');
-  }
-
-  private digest(text: string): Buffer {
-    return createHmac('sha256', this.key).update(text, 'utf8').digest();
+    // One-shot: an HMAC object per request cost more than the rest of a remembered check; the digest never leaves the process.
+    return hash('sha256', `${this.key}${username.length}:${username}${password}`, 'base64');
   }
 }
 

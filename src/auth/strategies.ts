@@ -16,7 +16,7 @@
  * their options and verify callbacks, and their `authenticate` takes what
  * the flow hands over.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
@@ -77,7 +77,7 @@ const verifiedRows = new WeakMap<Request, Row>();
 
 /** The throttle's key of an account's name: a digest, as the counters hold it, never the name or a password. */
 export function throttleKey(name: string): string {
-  return createHash('sha256').update(name.toLowerCase()).digest('base64url');
+  return hash('sha256', name.toLowerCase(), 'base64url');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { clock } from '../clock.js';
 import type { BoundResource, Row } from '../registry.js';
@@ -37,7 +37,7 @@ export interface TokenOptions {
 
 /** What the token column holds for a secret (a Sanctum secret, a DRF key): its SHA-256, in lower-case hex. */
 export function tokenHash(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Django REST Framework's keys: 40 hexadecimal digits (`binascii.hexlify(os.urandom(20))`). */

@@ -102,6 +102,8 @@ function unquoted(term: string): string {
  * MAX_SEARCH_TERMS terms of the first MAX_SEARCH_LENGTH characters.
  */
 export function searchTerms(text: string): string[] {
+  // Most lists are asked without a search: no split, no regular expression.
+  if (text === '') return [];
   const terms: string[] = [];
   const read = [...text.replaceAll('\u0000', '')].slice(0, MAX_SEARCH_LENGTH).join('');
   for (const [bit] of read.matchAll(SMART_SPLIT)) {

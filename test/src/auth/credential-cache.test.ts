@@ -93,6 +93,13 @@ describe('the HTTP Basic credential cache', () => {
     expect((await get('alicia', 'alice-pw')).status).toBe(200);
   });
 
+  test('credentials that read as a remembered pair once run together are checked on their own, and refused', async () => {
+    await start();
+    expect((await get('alice', 'alice-pw')).status).toBe(200);
+    expect((await get('alic', 'ealice-pw')).status).toBe(401);
+    expect((await get('alicealice-', 'pw')).status).toBe(401);
+  });
+
   test('rights granted after the password was remembered count on the next request', async () => {
     await start();
     await t.createUser('bob', { password: 'bob-pw' });
