@@ -42,9 +42,10 @@ export async function readOffsetRows(model: RowModel, query: OrderedQuery, offse
   // Plain rows: a page is shown, never saved, and model instances cost it three times the CPU.
   const plain = { raw: true, nest: true } as const;
   let rows: PlainRow[];
-  const compiled = skip <= DIRECT_OFFSET_LIMIT ? compiledPage(model, query) : null;
+  const compiled = compiledPage(model, query);
   if (compiled) {
-    rows = await compiledReads(model.sequelize as Sequelize).page(compiled, order, compiled.shape, limit, skip);
+    const reads = compiledReads(model.sequelize as Sequelize);
+    rows = await (skip <= DIRECT_OFFSET_LIMIT ? reads.page : reads.deepPage).call(reads, compiled, order, compiled.shape, limit, skip);
   } else if (skip <= DIRECT_OFFSET_LIMIT) {
     rows = (await model.findAll({ ...query, order, limit, offset: skip, ...plain })) as unknown as PlainRow[];
   } else {
