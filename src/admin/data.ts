@@ -5,14 +5,16 @@
  * account and action. The texts are in `admin.json`, under `export` and `audit`.
  */
 import './env.js';
-import { Resource as SequelizeResource } from '@adminjs/sequelize';
-import type { ActionContext, ActionResponse, LocaleTranslations, ResourceOptions, ResourceWithOptions } from 'adminjs';
+import { convertFilter, Resource as SequelizeResource } from '@adminjs/sequelize';
+import { BaseRecord, type ActionContext, type ActionResponse, type Filter, type LocaleTranslations, type ResourceOptions, type ResourceWithOptions } from 'adminjs';
+import type { WhereOptions } from 'sequelize';
 import { translator, type Language } from '../i18n.js';
-import type { ResourceRegistry } from '../registry.js';
+import type { ResourceRegistry, RowModel } from '../registry.js';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { AuditLog, auditModel, readableChanges, type AuditAction } from './audit.js';
 import { EXPORT_COMPONENT } from './components.js';
 import { EXPORT_ACTION } from './export.js';
+import { readAfter, type ListBatch, type ListPlace, type ListSort, type ReadsAfter } from './keyset.js';
 import type { localeOption } from './locale.js';
 
 const AUDIT_ACTIONS: readonly AuditAction[] = ['create', 'edit', 'delete'];
@@ -30,6 +32,24 @@ export function exportAction(canList: boolean | ((context: ActionContext) => boo
     // The page links to the download (router.ts, /export/:resourceId); the action itself does nothing.
     handler: async () => ({}),
   };
+}
+
+/**
+ * The audit log as AdminJS's Sequelize adapter lists it, filters included;
+ * its export reads the same list a batch after the other (keyset.ts), the
+ * id breaking ties of the sort column.
+ */
+class AuditResource extends SequelizeResource implements ReadsAfter {
+  constructor(private readonly entries: RowModel) {
+    super(entries as unknown as ConstructorParameters<typeof SequelizeResource>[0]);
+  }
+
+  async findAfter(filter: Filter, sort: ListSort, after: ListPlace | null, limit: number): Promise<ListBatch> {
+    const sortBy = sort.sortBy in this.entries.getAttributes() ? sort.sortBy : this.entries.primaryKeyAttribute;
+    const where = convertFilter(filter) as WhereOptions;
+    const { rows, last } = await readAfter(this.entries, where, { sortBy, direction: sort.direction }, after, limit);
+    return { records: rows.map((row) => new BaseRecord(row.toJSON(), this)), last };
+  }
 }
 
 /** The audit log in the admin: listed, shown, filtered and exported; never created, edited or deleted. */
@@ -66,7 +86,7 @@ export function auditResource(registry: ResourceRegistry): { trail: AuditLog; re
       [EXPORT_ACTION]: exportAction(true),
     },
   };
-  return { trail: new AuditLog(model), resource: { resource: new SequelizeResource(model as unknown as ConstructorParameters<typeof SequelizeResource>[0]), options } };
+  return { trail: new AuditLog(model), resource: { resource: new AuditResource(model), options } };
 }
 
 type LocaleOption = ReturnType<typeof localeOption>;

@@ -3,9 +3,9 @@
  * select, on all pages, in the list's order, with the columns of the admin's
  * show page. @adminjs/import-export builds the whole file in memory (it reads
  * every record, then stringifies them at once); this streams instead: rows
- * are read a batch at a time through the resource's own `find` (the same
- * filters and order as the list) and written to the response as they come,
- * waiting while the client is slower than the database.
+ * are read a batch at a time with the list's own filters and order (the
+ * resource's `findAfter`) and written to the response as they come, waiting
+ * while the client is slower than the database.
  */
 import './env.js';
 import { Readable } from 'node:stream';
@@ -15,10 +15,11 @@ import type AdminJS from 'adminjs';
 import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import type { Logger } from '../logger.js';
+import { readsAfter, type ListBatch, type ListPlace, type ReadsAfter } from './keyset.js';
 import { DeclaredResource } from './resource.js';
 import type { StaffMember } from './staff.js';
 
-/** Rows read per query: the most the resource's `find` gives at once. */
+/** Rows read per query. */
 const BATCH = 500;
 /** The export action: a resource action whose page (ui/export.jsx) links to the download. */
 export const EXPORT_ACTION = 'export';
@@ -58,46 +59,27 @@ function cell(value: unknown): string | number {
   return String(value);
 }
 
-type Sort = ReturnType<typeof listSort>;
-
 /**
- * The key a declared resource's list can be read by, a batch after the
- * other (keyset paging): its id, when the list is ordered by it (the
- * default) and not filtered by it already. Null: read by offset.
+ * The list's records as filtered and sorted, a batch at a time, each batch
+ * after the place of the last record read (keyset.ts): every batch costs the
+ * same, and a row inserted, deleted or moved meanwhile shifts no other one.
+ * `batch`: rows per read (tests read a few at a time).
  */
-function keysetKey(resource: BaseResource, filter: Filter, sort: Sort): string | null {
-  if (!(resource instanceof DeclaredResource)) return null;
-  const key = resource.properties().find((property) => property.isId())?.path();
-  return key !== undefined && sort.sortBy === key && !filter.get(key) ? key : null;
-}
-
-/** The filter with the key past `last`, in the list's direction; null when no key can be (ids start at 1). */
-function pastKey(resource: BaseResource, filter: Filter, key: string, last: number, direction: Sort['direction']): Filter | null {
-  const bound = direction === 'desc' ? last - 1 : last + 1;
-  if (bound < 1) return null;
-  const next = new Filter({}, resource);
-  const value = direction === 'desc' ? { from: '', to: String(bound) } : { from: String(bound), to: '' };
-  const property = resource.property(key);
-  if (!property) return null;
-  next.filters = { ...filter.filters, [key]: { path: key, property, value } };
-  return next;
-}
-
-/**
- * The rows as CSV cells, a batch at a time. Ordered by its key, a declared
- * resource's list is read after the last key seen: each batch costs the same
- * and a row written meanwhile is neither missed nor read twice. Otherwise
- * the batches are read by offset.
- */
-async function* rows(resource: BaseResource, filter: Filter, sort: Sort, columns: readonly string[]): AsyncGenerator<(string | number)[]> {
-  const key = keysetKey(resource, filter, sort);
-  let page: Filter | null = filter;
-  for (let offset = 0; page; offset += BATCH) {
-    const records: BaseRecord[] = await resource.find(page, { limit: BATCH, offset: key ? 0 : offset, sort });
-    for (const record of records) yield columns.map((name) => cell(record.get(name)));
-    if (records.length < BATCH) return;
-    if (key) page = pastKey(resource, filter, key, Number(records.at(-1)?.get(key)), sort.direction);
+export async function* listRecords(resource: BaseResource & ReadsAfter, query: Record<string, string>, batch = BATCH): AsyncGenerator<BaseRecord> {
+  const parsed = flat.unflatten(query) as ListQuery;
+  const filter = new Filter(typeof parsed.filters === 'object' && parsed.filters !== null ? parsed.filters : {}, resource);
+  const sort = listSort(resource, parsed);
+  let after: ListPlace | null = null;
+  for (;;) {
+    const { records, last }: ListBatch = await resource.findAfter(filter, sort, after, batch);
+    yield* records;
+    if (records.length < batch || !last) return;
+    after = last;
   }
+}
+
+async function* cells(records: AsyncIterable<BaseRecord>, columns: readonly string[]): AsyncGenerator<(string | number)[]> {
+  for await (const record of records) yield columns.map((name) => cell(record.get(name)));
 }
 
 /**
@@ -110,12 +92,11 @@ export async function sendCsv(admin: AdminJS, resourceId: string, query: Record<
   const resource = admin.findResource(resourceId);
   const list = resource.decorate().actions.list;
   if (!staff || !list?.isAccessible(staff)) throw new ForbiddenError('No list action here');
-  const parsed = flat.unflatten(query) as ListQuery;
-  const filter = new Filter(typeof parsed.filters === 'object' && parsed.filters !== null ? parsed.filters : {}, resource);
+  if (!readsAfter(resource)) throw new Error(`the list of ${resourceId} cannot be read a batch after the other`);
   const columns = exportedProperties(resource).map((property) => property.path());
   res.status(200).type('text/csv; charset=utf-8').attachment(`${resource.id()}.csv`);
   try {
-    await pipeline(Readable.from(rows(resource, filter, listSort(resource, parsed), columns)), stringify({ bom: true, header: true, columns, escape_formulas: true }), res);
+    await pipeline(Readable.from(cells(listRecords(resource, query), columns)), stringify({ bom: true, header: true, columns, escape_formulas: true }), res);
   } catch (error) {
     // The status line is gone: a cut-off download is all the client can be told. A client that left is no failure.
     if ((error as { code?: unknown }).code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error({ err: error, resource: resourceId }, 'a CSV export failed');

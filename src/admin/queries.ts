@@ -71,7 +71,7 @@ function condition(bound: BoundResource, dialect: QueryDialect, name: string, va
       if (value === 'true' || value === 'false') return { [name]: value === 'true' };
       return undefined;
     case 'id':
-      // A range too: the CSV export reads a list ordered by its key a batch after the other (export.ts).
+      // A range too (`filters.id.from`, `filters.id.to`): a list's URL may name a stretch of ids.
       return exactOrRange(name, value, asPk);
     case 'reference': {
       if (typeof value !== 'string' || value === '') return undefined;

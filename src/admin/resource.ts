@@ -10,7 +10,7 @@ import {
   type ParamsType,
   type PropertyErrors,
 } from 'adminjs';
-import { UniqueConstraintError, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
+import { UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
 import type { AuthUser } from '../auth/accounts.js';
 import { RowChanged, type HeldCheck } from '../db/row-version.js';
 import { fieldErrorMessages, ValidationError } from '../errors.js';
@@ -24,6 +24,7 @@ import { RowWriter } from '../writes.js';
 import { staffOf, type StaffMember } from './staff.js';
 import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
 import { listWhere, searchWhere, type QueryDialect } from './queries.js';
+import { listOrder, readAfter, type ListBatch, type ListPlace, type ListSort } from './keyset.js';
 import { formInput } from './forms.js';
 import type { AuditAction, AuditTrail } from './audit.js';
 
@@ -160,18 +161,28 @@ export class DeclaredResource extends SequelizeResource {
     return this.findRows(searchWhere(this.bound, this.dialect, text), options);
   }
 
+  /**
+   * The rows of the list `filter` selects after `after` (from its start when
+   * null), in the list's order: the CSV export's batches (keyset.ts).
+   */
+  async findAfter(filter: Filter, sort: ListSort, after: ListPlace | null, limit: number): Promise<ListBatch> {
+    const { rows, last } = await readAfter(this.bound.model, this.where(filter), this.listSort(sort), after, limit);
+    return { records: await this.records(rows), last };
+  }
+
+  /** The sort as the list applies it: by a sortable column, else by the key. */
+  private listSort(sort?: { sortBy?: string; direction?: string }): ListSort {
+    const sortable = this.declared.find((property) => property.path() === sort?.sortBy && property.isSortable());
+    return { sortBy: sortable ? sortable.path() : this.bound.model.primaryKeyAttribute, direction: sort?.direction === 'desc' ? 'desc' : 'asc' };
+  }
+
   private async findRows(
     where: WhereOptions,
     { limit, offset, sort }: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: string } },
   ): Promise<DeclaredRecord[]> {
-    const sortable = this.declared.find((property) => property.path() === sort?.sortBy && property.isSortable());
-    const order: FindOptions['order'] = [
-      [sortable ? sortable.path() : 'id', sort?.direction === 'desc' ? 'DESC' : 'ASC'],
-      ...(sortable && sortable.path() !== 'id' ? [['id', 'ASC'] as [string, string]] : []),
-    ];
     const rows = await this.bound.model.findAll({
       where,
-      order,
+      order: listOrder(this.bound.model, this.listSort(sort)),
       limit: boundedInteger(limit, 1, MAX_PER_PAGE, 10),
       offset: boundedInteger(offset, 0, Number.MAX_SAFE_INTEGER, 0),
     });
