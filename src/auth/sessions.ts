@@ -153,8 +153,25 @@ export function sessionMiddleware(config: Config, store: Store, cookie: SessionC
  * and every session bound to the old one ends.
  */
 export function sessionAuthHash(secret: string, passwordHash: string): string {
-  return createHmac('sha256', secret).update(`session-auth-hash:${passwordHash}`, 'utf8').digest('hex');
+  let digests = knownDigests.get(secret);
+  if (!digests) knownDigests.set(secret, (digests = new Map()));
+  let digest = digests.get(passwordHash);
+  if (digest === undefined) {
+    // A bound against growth, not a cache policy: recomputing is only an HMAC.
+    if (digests.size >= MAX_KNOWN_DIGESTS) digests.clear();
+    digest = createHmac('sha256', secret).update(`session-auth-hash:${passwordHash}`, 'utf8').digest('hex');
+    digests.set(passwordHash, digest);
+  }
+  return digest;
 }
+
+/**
+ * Secret → stored password hash → its digest. Every request of a session
+ * checks its digest, and a stored hash changes only with the password: its
+ * digest is worked out once per process, not once per request.
+ */
+const knownDigests = new Map<string, Map<string, string>>();
+const MAX_KNOWN_DIGESTS = 10_000;
 
 function sameDigest(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');

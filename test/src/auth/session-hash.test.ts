@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import { sessionAuthHash } from '../../../src/auth/sessions.js';
 import { useTestApp, type TestApp } from '../../helpers/app.js';
@@ -27,6 +28,15 @@ describe("the session auth hash, Django's", () => {
     expect(sessionAuthHash('one', hash)).toMatch(/^[0-9a-f]{64}$/);
     expect(sessionAuthHash('one', hash)).not.toBe(sessionAuthHash('two', hash));
     expect(sessionAuthHash('one', hash)).not.toBe(sessionAuthHash('one', `${hash}x`));
+  });
+
+  test('the digest stays the one sessions were stored with, asked once or many times, whatever was asked between', () => {
+    const hash = 'pbkdf2_sha256$1000$salt$digest';
+    const stored = createHmac('sha256', 'one').update(`session-auth-hash:${hash}`, 'utf8').digest('hex');
+    expect(sessionAuthHash('one', hash)).toBe(stored);
+    expect(sessionAuthHash('two', hash)).not.toBe(stored);
+    expect(sessionAuthHash('one', `${hash}x`)).not.toBe(stored);
+    expect(sessionAuthHash('one', hash)).toBe(stored);
   });
 
   test("a login stores the digest of the account's password hash beside its id, never the hash itself", async () => {
