@@ -30,6 +30,9 @@ export interface VersionGuard {
   version: UpdateTime;
 }
 
+/** Attributes to order by, each with its direction. */
+export type ColumnOrder = readonly (readonly [string, 'ASC' | 'DESC'])[];
+
 export interface KeyedRead {
   model: RowModel;
   /** The attribute the row is found by (the primary key unless said). */
@@ -139,7 +142,7 @@ export class CompiledReads {
    * `limit` rows from `offset` of the whole table (no condition) in `order`:
    * a list page as compiled SQL, with the same columns and joins as `one`.
    */
-  async page(read: KeyedRead, order: readonly (readonly [string, 'ASC' | 'DESC'])[], shape: string, limit: number, offset: number): Promise<PlainRow[]> {
+  async page(read: KeyedRead, order: ColumnOrder, shape: string, limit: number, offset: number): Promise<PlainRow[]> {
     const sql = this.statement(`${read.model.name}:page:${shape}:${order.flat().join(',')}`, () => {
       const sorted = this.orderBy(read.model, 'base', order);
       return `${this.selectFrom(read)} ${sorted} LIMIT ${this.placeholder(1)} OFFSET ${this.placeholder(2)}`;
@@ -153,7 +156,7 @@ export class CompiledReads {
    * subquery that reads no other column), then only their rows are read and
    * joined. One statement, as `page`.
    */
-  async deepPage(read: KeyedRead, order: readonly (readonly [string, 'ASC' | 'DESC'])[], shape: string, limit: number, offset: number): Promise<PlainRow[]> {
+  async deepPage(read: KeyedRead, order: ColumnOrder, shape: string, limit: number, offset: number): Promise<PlainRow[]> {
     const sql = this.statement(`${read.model.name}:deep:${shape}:${order.flat().join(',')}`, () => {
       const { model } = read;
       const key = this.quote(columnOf(model, model.primaryKeyAttribute));
@@ -165,7 +168,7 @@ export class CompiledReads {
   }
 
   /** `ORDER BY` the attributes of `model` in `order`, each column named by the alias `table`. */
-  private orderBy(model: RowModel, table: string, order: readonly (readonly [string, 'ASC' | 'DESC'])[]): string {
+  private orderBy(model: RowModel, table: string, order: ColumnOrder): string {
     const alias = this.quote(table);
     return `ORDER BY ${order.map(([name, direction]) => `${alias}.${this.quote(columnOf(model, name))} ${direction}`).join(', ')}`;
   }

@@ -45,7 +45,7 @@ export async function readOffsetRows(model: RowModel, query: OrderedQuery, offse
   const compiled = compiledPage(model, query);
   if (compiled) {
     const reads = compiledReads(model.sequelize as Sequelize);
-    rows = await (skip <= DIRECT_OFFSET_LIMIT ? reads.page : reads.deepPage).call(reads, compiled, order, compiled.shape, limit, skip);
+    rows = skip <= DIRECT_OFFSET_LIMIT ? await reads.page(compiled, order, compiled.shape, limit, skip) : await reads.deepPage(compiled, order, compiled.shape, limit, skip);
   } else if (skip <= DIRECT_OFFSET_LIMIT) {
     rows = (await model.findAll({ ...query, order, limit, offset: skip, ...plain })) as unknown as PlainRow[];
   } else {
