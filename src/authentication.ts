@@ -79,7 +79,7 @@ export class BearerAuthentication implements Authenticator {
   async authenticate(req: Request): Promise<Authenticated | null> {
     const { scheme, values } = authorization(req);
     if (scheme !== 'bearer' || values.length !== 1) return null;
-    return this.tokens.authenticate(values[0] ?? '');
+    return this.tokens.authenticate(values[0] ?? '', req);
   }
 }
 

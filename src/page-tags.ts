@@ -134,7 +134,8 @@ export interface PageTag {
  * page is then read and tagged by its bytes, as any other answer.
  */
 export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, tables: readonly string[]): Promise<PageTag | null> {
-  const kept = await rowCounts(registry.sequelize).versions(tables);
+  // The request's snapshot: its authentication may have read it already.
+  const kept = (await rowCounts(registry.sequelize).at(ctx.req))?.versions(tables) ?? null;
   if (kept === null) return null;
   const { renderer, req } = ctx;
   const parts = [

@@ -1,6 +1,7 @@
 import { col, fn, UniqueConstraintError, where, type Sequelize } from 'sequelize';
 import { compiledReads, everyColumn, storedRecord, type KeyedRead } from '../db/compiled.js';
 import { clock } from '../clock.js';
+import { VersionedRows } from '../db/versioned-rows.js';
 import { fieldLabel, FieldErrors, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row, type RowModel, type StoredRecord } from '../registry.js';
@@ -45,6 +46,9 @@ export interface NewAccount {
 /** Columns every account model has, besides those its contract names (as Django's AbstractUser). */
 const REQUIRED_COLUMNS = ['id', 'password', 'is_active', 'is_staff', 'is_superuser', 'last_login'] as const;
 
+/** Most accounts kept in memory for the requests that authenticate as them (src/db/versioned-rows.ts). */
+const KEPT_ACCOUNTS = 10_000;
+
 /** No account can hold a NUL (validation refuses it), and SQLite would cut the query at it: look nothing up. */
 function unstorable(text: string): boolean {
   return text.includes('\u0000');
@@ -68,6 +72,8 @@ export class Accounts {
   private readonly usersWithHidden: RowModel;
   /** The compiled read of an account by id, its hidden fields too. */
   private readonly storedRead: KeyedRead;
+  /** Accounts as a request's credentials last read them, while the user table is unchanged. */
+  private readonly keptAccounts: VersionedRows<number, StoredRecord>;
 
   constructor(
     registry: ResourceRegistry,
@@ -76,6 +82,7 @@ export class Accounts {
     this.users = registry.users();
     this.usersWithHidden = this.users.model.scope(WITH_HIDDEN);
     this.storedRead = { model: this.users.model, attributes: everyColumn(this.users.model) };
+    this.keptAccounts = new VersionedRows(this.users.model.sequelize as Sequelize, [this.users.declaration.table], KEPT_ACCOUNTS);
     this.contract = userModelOf(this.users);
     for (const column of REQUIRED_COLUMNS) {
       if (!(column in this.users.declaration.fields)) throw new Error(`The user model lacks the ${column} field`);
@@ -113,12 +120,17 @@ export class Accounts {
   /**
    * The account with this id, its hidden fields too, read by compiled SQL
    * (db/compiled.ts): every request with a session or cached HTTP Basic
-   * credentials reads it, and only reads it.
+   * credentials reads it, and only reads it. Given the request, as its
+   * authentication does before anything is written, the account it read
+   * last stands for the read while the user table is unchanged
+   * (db/versioned-rows.ts); any later read in a request must not pass it.
    */
-  async findStoredById(id: number): Promise<StoredRecord | null> {
+  async findStoredById(id: number, request?: object): Promise<StoredRecord | null> {
     if (!Number.isSafeInteger(id)) return null;
-    const row = await compiledReads(this.users.model.sequelize as Sequelize).one(this.storedRead, 'account-by-id', id);
-    return row ? storedRecord(this.users, row) : null;
+    return this.keptAccounts.get(id, request, async () => {
+      const row = await compiledReads(this.users.model.sequelize as Sequelize).one(this.storedRead, 'account-by-id', id);
+      return row ? storedRecord(this.users, row) : null;
+    });
   }
 
   /** The active account with this id, as the rest of the framework sees it; null if gone or deactivated. */

@@ -22,7 +22,8 @@ interface Remembered {
 
 /** The password checks a request's credentials go through (Accounts, or Accounts behind a cache). */
 export interface PasswordCheck {
-  authenticate(username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null>;
+  /** `request`, when given, lets a remembered account stand for its read while unchanged (Accounts.findStoredById). */
+  authenticate(username: string, password: string, guard: PasswordGuard, request?: object): Promise<AuthUser | null>;
 }
 
 /**
@@ -31,10 +32,11 @@ export interface PasswordCheck {
  * is therefore remembered, for a bounded time and number of entries, as a
  * keyed digest of the credentials (SHA-256 of a random key that never
  * leaves the process and the credentials), never as the password itself.
- * A remembered credential still costs one primary-key read: the account
- * must exist, be active, keep its username and its stored password
+ * A remembered credential is still checked against the account as stored:
+ * it must exist, be active, keep its username and its stored password
  * hash, so that a new password, a deactivation or a deletion counts on the
- * very next request. Only successful checks are remembered; simultaneous
+ * very next request (a read, unless the user table is unchanged since the
+ * last one: Accounts.findStoredById). Only successful checks are remembered; simultaneous
  * requests with the same credentials wait for one check.
  */
 export class CachedPasswordCheck implements PasswordCheck {
@@ -56,11 +58,11 @@ export class CachedPasswordCheck implements PasswordCheck {
     });
   }
 
-  async authenticate(username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null> {
+  async authenticate(username: string, password: string, guard: PasswordGuard, request?: object): Promise<AuthUser | null> {
     const key = this.credentialKey(username, password);
     const entry = this.remembered.get(key);
     if (entry) {
-      const row = await this.accounts.findStoredById(entry.userId);
+      const row = await this.accounts.findStoredById(entry.userId, request);
       if (row) {
         const user = this.accounts.toAuthUser(row);
         if (this.stillOpens(row, user, entry)) return user;

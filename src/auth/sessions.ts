@@ -226,7 +226,7 @@ export function browserPassport(accounts: Accounts, secret: string): InstanceTyp
     );
   });
   passport.deserializeUser<number>((req: Request, id: number, done: (error: unknown, user?: Express.User | false) => void) => {
-    accounts.findStoredById(id).then(
+    accounts.findStoredById(id, req).then(
       (row) => {
         if (!row || !row.get('is_active') || !sessionStillBound(req, secret, String(row.get('password')))) return done(null, false);
         done(null, accounts.toAuthUser(row));

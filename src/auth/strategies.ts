@@ -249,7 +249,7 @@ export class BasicLogin {
   ) {
     this.passport.use(
       new DecodedBasicStrategy(realm, (req, username, password, done) => {
-        this.passwords.authenticate(username, password, loggedGuard(req, this.throttle, 'basic', this.logger)).then(
+        this.passwords.authenticate(username, password, loggedGuard(req, this.throttle, 'basic', this.logger), req).then(
           (user: AuthUser | null) => done(null, user ?? false),
           (error: unknown) => done(error),
         );

@@ -4,6 +4,7 @@ import { clock } from '../clock.js';
 import type { BoundResource, Row } from '../registry.js';
 import { parsePk } from '../pk.js';
 import { compiledReads, everyColumn, storedRecord, type KeyedRead, type StoredRecord } from '../db/compiled.js';
+import { VersionedRows } from '../db/versioned-rows.js';
 import { DEFAULT_ABILITIES, storedAbilities } from './abilities.js';
 import type { Accounts, AuthUser } from './accounts.js';
 
@@ -12,6 +13,8 @@ const SECRET_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 /** Longer than any token we issue or import; longer input is refused before any work. */
 const MAX_TOKEN_LENGTH = 255;
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Most tokens kept in memory for the requests that bring them (src/db/versioned-rows.ts). */
+const KEPT_TOKENS = 10_000;
 /** Sanctum's columns, besides the reference to the user that the contract names. */
 const REQUIRED_COLUMNS = ['id', 'name', 'token', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
 
@@ -74,6 +77,8 @@ export class AccessTokens {
   private readonly userAlias: string;
   /** The compiled reads of a token row with its owner, by id and by hash. */
   private readonly reads: Record<'id' | 'hash', KeyedRead>;
+  /** Tokens with their owners as requests last read them, while neither table has changed. */
+  private readonly keptTokens: VersionedRows<number, StoredRecord>;
 
   constructor(
     private readonly tokens: BoundResource,
@@ -93,6 +98,8 @@ export class AccessTokens {
     const { model } = tokens;
     const read = { model, attributes: everyColumn(model), include: [{ association: alias }] };
     this.reads = { id: { ...read, by: model.primaryKeyAttribute }, hash: { ...read, by: 'token' } };
+    const owners = tokens.references.get(alias)?.resource.declaration.table;
+    this.keptTokens = new VersionedRows(model.sequelize as Sequelize, [tokens.declaration.table, ...(owners ? [owners] : [])], KEPT_TOKENS);
   }
 
   /** The name of tokens issued by a login that names none. */
@@ -145,8 +152,8 @@ export class AccessTokens {
    * The user and token a bearer value stands for, or null: malformed, unknown,
    * wrong secret, revoked, expired, or an inactive account.
    */
-  async authenticate(bearer: string): Promise<{ user: AuthUser; token: AccessToken } | null> {
-    const admitted = await this.admit(await this.find(bearer));
+  async authenticate(bearer: string, request?: object): Promise<{ user: AuthUser; token: AccessToken } | null> {
+    const admitted = await this.admit(await this.find(bearer, request));
     return typeof admitted === 'string' ? null : admitted;
   }
 
@@ -175,14 +182,15 @@ export class AccessTokens {
   }
 
   /** `<id>|<secret>`, or the bare secret as Sanctum also accepts; the secret is compared in constant time. */
-  private async find(bearer: string): Promise<StoredRecord | null> {
+  private async find(bearer: string, request?: object): Promise<StoredRecord | null> {
     if (bearer.length === 0 || bearer.length > MAX_TOKEN_LENGTH) return null;
     const separator = bearer.indexOf('|');
     if (separator < 0) return this.read('hash', tokenHash(bearer));
     const id = parsePk(bearer.slice(0, separator));
     const secret = bearer.slice(separator + 1);
     if (id === null || secret === '') return null;
-    const row = await this.read('id', id);
+    // Given the request, the row read last stands for the read while neither table changed (db/versioned-rows.ts).
+    const row = await this.keptTokens.get(id, request, () => this.read('id', id));
     return row && sameHash(tokenHash(secret), row.get('token')) ? row : null;
   }
 

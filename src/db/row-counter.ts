@@ -150,10 +150,38 @@ export interface KeptVersions {
   counts: ReadonlyMap<string, number>;
 }
 
+/** Every kept count and version of a database, read in one statement: all as of one moment. */
+export class CountsSnapshot {
+  private readonly kept: ReadonlyMap<string, Record<string, unknown>>;
+
+  constructor(rows: readonly Record<string, unknown>[]) {
+    this.kept = new Map(rows.map((row) => [String(row.table_name), row]));
+  }
+
+  /**
+   * The versions of `tables` as one text naming them all, and their counts;
+   * null when any of them has none (a table without a counter, or a counter
+   * made before versions).
+   */
+  versions(tables: readonly string[]): KeptVersions | null {
+    const parts: string[] = [];
+    const counts = new Map<string, number>();
+    for (const table of tables) {
+      const row = this.kept.get(table);
+      if (row?.version === null || row?.version === undefined) return null;
+      parts.push(`${table}:${String(row.version)}`);
+      counts.set(table, Number(row.row_count));
+    }
+    return { versions: parts.join(','), counts };
+  }
+}
+
 /** The kept counts of one database, and which tables have none. */
 export class RowCounts {
   private readonly absentUntil = new Map<string, number>();
   private versionsAbsentUntil = 0;
+  /** Each request's snapshot, read at most once (see `at`). */
+  private readonly snapshots = new WeakMap<object, Promise<CountsSnapshot | null>>();
 
   constructor(private readonly sequelize: Sequelize) {}
 
@@ -168,28 +196,44 @@ export class RowCounts {
   /**
    * The kept versions of `tables`, one text naming them all, and their counts,
    * read in one statement (so all as of one moment); null when any of them
-   * has none: a table without a counter, a counter made before versions, or
-   * a database whose `row_counts` has no version column yet.
+   * has none, or the database has no `row_counts` with versions yet.
    */
   async versions(tables: readonly string[]): Promise<KeptVersions | null> {
+    return (await this.snapshot())?.versions(tables) ?? null;
+  }
+
+  /**
+   * The snapshot of `request` (any object that lives as long as one
+   * request): read by the first caller, shared by the others. What a request
+   * reads after its snapshot is at least as new as the snapshot, which is
+   * what lets a row kept in memory stand for a read (src/db/versioned-rows.ts)
+   * and a page's tag be known before the page is read.
+   */
+  at(request: object): Promise<CountsSnapshot | null> {
+    let snapshot = this.snapshots.get(request);
+    if (!snapshot) {
+      snapshot = this.snapshot();
+      this.snapshots.set(request, snapshot);
+    }
+    return snapshot;
+  }
+
+  /** Whether `request` has its snapshot already (read or being read). */
+  hasSnapshot(request: object): boolean {
+    return this.snapshots.has(request);
+  }
+
+  /** Every kept count and version now; null when the database has no `row_counts` with versions yet. */
+  private async snapshot(): Promise<CountsSnapshot | null> {
     if (this.versionsAbsentUntil > Date.now()) return null;
-    let rows: Record<string, unknown>[];
     try {
-      const compile = (_quote: unknown, placeholder: (position: number) => string): string =>
-        `SELECT table_name, row_count, version FROM ${TABLE} WHERE table_name IN (${tables.map((_table, index) => placeholder(index + 1)).join(', ')})`;
-      rows = await compiledReads(this.sequelize).rows(`row-versions:${tables.length}`, compile, tables);
+      const rows = await compiledReads(this.sequelize).rows('row-versions', () => `SELECT table_name, row_count, version FROM ${TABLE}`, []);
+      return new CountsSnapshot(rows);
     } catch {
       // No row_counts table, or one without its version column: no migration made them yet.
       this.versionsAbsentUntil = Date.now() + ABSENT_FOR_MS;
       return null;
     }
-    const kept = new Map(rows.map((row) => [String(row.table_name), row]));
-    const versions = tables.map((table) => kept.get(table)?.version);
-    if (versions.some((version) => version === null || version === undefined)) return null;
-    return {
-      versions: tables.map((table, index) => `${table}:${String(versions[index])}`).join(','),
-      counts: new Map(rows.map((row) => [String(row.table_name), Number(row.row_count)])),
-    };
   }
 
   private async read(table: string): Promise<number | null> {

@@ -124,14 +124,18 @@ function resourceTable(declaration: ResourceDeclaration, declarations: readonly 
 
 const isListed = (declaration: ResourceDeclaration): boolean => Object.values(declaration.sites ?? {}).some((site) => site.actions.includes('list'));
 
+/** The account and token models: every authenticated request reads them, unless their versions say the rows kept in memory are current (src/db/versioned-rows.ts). */
+const isCredential = (declaration: ResourceDeclaration): boolean => Boolean(declaration.userModel ?? declaration.tokenModel);
+
 /**
  * The tables whose count and version `row_counts` keeps: each listed
  * resource's (its pages show the count), and those its pages read besides,
  * the rows its references name and its many-to-many links, so that a page
- * knows from their versions alone that it is unchanged.
+ * knows from their versions alone that it is unchanged; and the accounts'
+ * and tokens', so that a request knows its credentials' rows unchanged.
  */
 function countedTables(declarations: readonly ResourceDeclaration[]): Set<string> {
-  const counted = new Set<string>();
+  const counted = new Set<string>(declarations.filter(isCredential).map((declaration) => declaration.table));
   for (const declaration of declarations.filter(isListed)) {
     counted.add(declaration.table);
     for (const field of Object.values(declaration.fields)) {

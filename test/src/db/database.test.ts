@@ -34,7 +34,7 @@ describe('an SQLite file database', () => {
     const sequelize = openDatabase(`sqlite:${file}`);
     try {
       const applied = await migrate(sequelize);
-      expect(applied).toEqual(['0001_create_users', '0002_create_comments', '0003_create_personal_access_tokens', '0004_create_sessions', '0005_comment_list_queries', '0006_create_admin_audit_log', '0007_table_versions']);
+      expect(applied).toEqual(['0001_create_users', '0002_create_comments', '0003_create_personal_access_tokens', '0004_create_sessions', '0005_comment_list_queries', '0006_create_admin_audit_log', '0007_table_versions', '0008_credential_versions']);
       expect(existsSync(file)).toBe(true);
       const pragma = (name: string) => sequelize.query(`PRAGMA ${name}`, { type: QueryTypes.SELECT, plain: true });
       expect(await pragma('journal_mode')).toEqual({ journal_mode: 'wal' });

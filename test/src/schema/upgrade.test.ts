@@ -88,6 +88,7 @@ describe('upgrading the blog from its hand-written migrations to the generated o
     expect(await select('SELECT id, body FROM replies')).toEqual([{ id: 1, body: 'Nice' }]);
     const counts = await select<{ table_name: string; row_count: number | string }>('SELECT table_name, row_count FROM row_counts ORDER BY table_name');
     expect(counts.map((row) => [row.table_name, Number(row.row_count)])).toEqual([
+      ['personal_access_tokens', 0],
       ['post_tags', 2],
       ['posts', 1],
       ['replies', 1],
