@@ -46,7 +46,7 @@ describe('npm run manage', () => {
     test('applies every migration once, then has nothing to do', async () => {
       const first = await cli(['migrate'], { env: env() });
       expect(first.status).toBe(0);
-      expect(first.stdout).toMatch(/^Applied 7 migration\(s\): 0001_create_users, 0002_create_comments/);
+      expect(first.stdout).toMatch(/^Applied 8 migration\(s\): 0001_create_users, 0002_create_comments/);
       const second = await cli(['migrate'], { env: env() });
       expect(second.stdout).toBe('No migrations to apply.\n');
     });
@@ -54,7 +54,7 @@ describe('npm run manage', () => {
     test('--plan lists what would run and runs nothing', async () => {
       const plan = await cli(['migrate', '--plan'], { env: env() });
       expect(plan.status).toBe(0);
-      expect(plan.stdout).toBe('Planned operations:\n  apply 0001_create_users\n  apply 0002_create_comments\n  apply 0003_create_personal_access_tokens\n  apply 0004_create_sessions\n  apply 0005_comment_list_queries\n  apply 0006_create_admin_audit_log\n  apply 0007_table_versions\n');
+      expect(plan.stdout).toBe('Planned operations:\n  apply 0001_create_users\n  apply 0002_create_comments\n  apply 0003_create_personal_access_tokens\n  apply 0004_create_sessions\n  apply 0005_comment_list_queries\n  apply 0006_create_admin_audit_log\n  apply 0007_table_versions\n  apply 0008_credential_versions\n');
       // Nothing ran: the plan is the same again.
       expect((await cli(['migrate', '--plan'], { env: env() })).stdout).toBe(plan.stdout);
     });
@@ -62,16 +62,16 @@ describe('npm run manage', () => {
     test('goes back to a named migration, running the later ones\' down, and forward again', async () => {
       await cli(['migrate'], { env: env() });
       const plan = await cli(['migrate', '0003', '--plan'], { env: env() });
-      expect(plan.stdout).toBe('Planned operations:\n  revert 0007_table_versions\n  revert 0006_create_admin_audit_log\n  revert 0005_comment_list_queries\n  revert 0004_create_sessions\n');
+      expect(plan.stdout).toBe('Planned operations:\n  revert 0008_credential_versions\n  revert 0007_table_versions\n  revert 0006_create_admin_audit_log\n  revert 0005_comment_list_queries\n  revert 0004_create_sessions\n');
       const back = await cli(['migrate', '0003'], { env: env() });
-      expect(back).toMatchObject({ status: 0, stdout: 'Reverted 4 migration(s): 0007_table_versions, 0006_create_admin_audit_log, 0005_comment_list_queries, 0004_create_sessions\n' });
+      expect(back).toMatchObject({ status: 0, stdout: 'Reverted 5 migration(s): 0008_credential_versions, 0007_table_versions, 0006_create_admin_audit_log, 0005_comment_list_queries, 0004_create_sessions\n' });
       const database = openDatabase(databaseUrl);
       const tables = (await database.getQueryInterface().showAllTables()).map(String);
       await database.close();
       expect(tables).not.toContain('sessions');
       const forward = await cli(['migrate', '0004_create_sessions'], { env: env() });
       expect(forward.stdout).toBe('Applied 1 migration(s): 0004_create_sessions\n');
-      expect((await cli(['migrate'], { env: env() })).stdout).toBe('Applied 3 migration(s): 0005_comment_list_queries, 0006_create_admin_audit_log, 0007_table_versions\n');
+      expect((await cli(['migrate'], { env: env() })).stdout).toBe('Applied 4 migration(s): 0005_comment_list_queries, 0006_create_admin_audit_log, 0007_table_versions, 0008_credential_versions\n');
     });
 
     test('zero reverts every migration; a name that is no single migration is refused with the names', async () => {
@@ -80,8 +80,8 @@ describe('npm run manage', () => {
       expect(unknown.status).toBe(1);
       expect(unknown.stderr).toContain('No single migration is named "00"');
       const zero = await cli(['migrate', 'zero'], { env: env() });
-      expect(zero.stdout).toMatch(/^Reverted 7 migration\(s\): 0007_table_versions, 0006_create_admin_audit_log/);
-      expect((await cli(['migrate', '--plan'], { env: env() })).stdout.split('\n')).toHaveLength(9);
+      expect(zero.stdout).toMatch(/^Reverted 8 migration\(s\): 0008_credential_versions, 0007_table_versions, 0006_create_admin_audit_log/);
+      expect((await cli(['migrate', '--plan'], { env: env() })).stdout.split('\n')).toHaveLength(10);
     });
   });
 
