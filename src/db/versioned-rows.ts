@@ -20,6 +20,12 @@ interface Kept<V> {
   value: V;
 }
 
+/** How many rows are kept at most, and, for rows of any size, how many bytes (as their JSON counts them). */
+export interface KeptBounds {
+  maxEntries: number;
+  maxBytes?: number;
+}
+
 export class VersionedRows<K extends {}, V extends {}> {
   private readonly kept: LRUCache<K, Kept<V>>;
   private unversionedUntil = 0;
@@ -28,9 +34,11 @@ export class VersionedRows<K extends {}, V extends {}> {
     private readonly sequelize: Sequelize,
     /** The tables every row is read from (joined ones too). */
     private readonly tables: readonly string[],
-    maxEntries: number,
+    { maxEntries, maxBytes }: KeptBounds,
   ) {
-    this.kept = new LRUCache<K, Kept<V>>({ max: maxEntries });
+    this.kept = new LRUCache<K, Kept<V>>(
+      maxBytes === undefined ? { max: maxEntries } : { max: maxEntries, maxSize: maxBytes, sizeCalculation: ({ value }) => Math.max(1, JSON.stringify(value).length) },
+    );
   }
 
   /**

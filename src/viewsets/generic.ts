@@ -7,6 +7,7 @@
 import type { IncludeOptions, Transaction } from 'sequelize';
 import type { Item, RequestContext, Site } from '../contracts.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from '../db/compiled.js';
+import { VersionedRows, type KeptBounds } from '../db/versioned-rows.js';
 import { ApiError, resourceLabel } from '../errors.js';
 import { offeredPaginators, chosenPaginator, type OfferedPaginators } from '../pagination/offered.js';
 import type { OrderedQuery, Paginator } from '../pagination/types.js';
@@ -25,11 +26,14 @@ import { RowWriter } from '../writes.js';
 /** How much of a path id a not-found message repeats. */
 const SHOWN_ID_LENGTH = 64;
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update', 'partial_update']);
+/** The rows a retrieve keeps of each shape (src/db/versioned-rows.ts): bounded in bytes too, for a text column may hold megabytes. */
+const KEPT_ROWS: KeptBounds = { maxEntries: 10_000, maxBytes: 4 * 1024 * 1024 };
 
-/** A compiled read of one row, and the shape its SQL is kept under. */
+/** A compiled read of one row, the shape its SQL is kept under, and the rows a GET read of it last. */
 export interface StoredRead {
   read: KeyedRead;
   shape: string;
+  kept: VersionedRows<number, StoredRow>;
 }
 
 export interface ViewSetOptions {
@@ -146,7 +150,9 @@ export class GenericViewSet {
   protected async getStoredObject(ctx: RequestContext, action: PermissionAction, serializer: Serializer, permissions = this.permissions): Promise<StoredRow> {
     const raw = ctx.req.params.pk;
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
-    const row = pk === null ? null : await this.readStored(serializer, pk);
+    // A GET of the row may take it as a GET read it last, while none of its tables changed since.
+    const reading = action === 'retrieve' && (ctx.req.method === 'GET' || ctx.req.method === 'HEAD');
+    const row = pk === null ? null : reading ? await this.keptOrRead(ctx, serializer, pk) : await this.readStored(serializer, pk);
     if (!row) throw this.notFound(ctx, raw);
     checkObjectPermissions(ctx, permissions, action, storedRecord(this.resource, row), this.resource);
     return row;
@@ -158,10 +164,19 @@ export class GenericViewSet {
     if (!found) {
       const include = joinedReferences(serializer.includes());
       if (!include) throw new Error(`${this.resource.declaration.name}: a serializer's includes only name references`);
-      found = { read: { model: this.resource.model, include }, shape: `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}` };
+      const joined = include.map(({ association }) => this.resource.references.get(association)?.resource.declaration.table ?? association);
+      const tables = [this.resource.declaration.table, ...joined];
+      const kept = new VersionedRows<number, StoredRow>(this.options.registry.sequelize, tables, KEPT_ROWS);
+      found = { read: { model: this.resource.model, include }, shape: `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}`, kept };
       this.storedReads.set(serializer, found);
     }
     return found;
+  }
+
+  /** The row as of the request's snapshot: the one a GET read last while its tables are unchanged, else read; a copy, so that nothing done to it reaches the kept one. */
+  private async keptOrRead(ctx: RequestContext, serializer: Serializer, pk: number): Promise<StoredRow | null> {
+    const row = await this.storedReadFor(serializer).kept.get(pk, ctx.req, () => this.readStored(serializer, pk));
+    return row && { ...row };
   }
 
   protected readStored(serializer: Serializer, pk: unknown, transaction?: Transaction): Promise<StoredRow | null> {
