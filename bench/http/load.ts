@@ -72,9 +72,14 @@ function loadProblems(load: Load, row: Row, phase: string): string[] {
   return problems;
 }
 
+/** A run whose problems count and whose numbers do not. */
+export async function warmUp(spec: LoadSpec, seconds: number, phase: string, problems: string[]): Promise<void> {
+  if (seconds > 0) problems.push(...loadProblems(await runLoad({ ...spec, seconds }), spec.row, phase));
+}
+
 /** The warm-up (its problems count, its numbers do not), then the measured run. */
 export async function warmAndMeasure(spec: LoadSpec, warmupSeconds: number, phase: string, problems: string[]): Promise<Load> {
-  if (warmupSeconds > 0) problems.push(...loadProblems(await runLoad({ ...spec, seconds: warmupSeconds }), spec.row, `${phase} warm-up`));
+  await warmUp(spec, warmupSeconds, `${phase} warm-up`, problems);
   if (isInterrupted()) throw new Interrupted();
   const load = await runLoad(spec);
   problems.push(...loadProblems(load, spec.row, phase));

@@ -11,7 +11,7 @@ import { isInterrupted, progress } from '../lib/processes.js';
 import { formatNumber } from '../lib/report.js';
 import { checkAlive, type ServerProcess } from '../lib/server.js';
 import { startCeiling, startReference } from './ceiling-process.js';
-import { warmAndMeasure, type Load } from './load.js';
+import { warmAndMeasure, warmUp, type Load } from './load.js';
 import type { Options } from './options.js';
 import { NEW_COMMENT, rowHeaders, type Credential, type Row, type RowTarget } from './rows.js';
 
@@ -219,6 +219,24 @@ export async function benchRow(row: Row, context: Context): Promise<RowResult> {
   result.ceilingRatio = ratio(result.real, result.ceiling);
   result.referenceRatio = ratio(result.real, result.reference);
   return result;
+}
+
+/**
+ * Before the first row: each small read the rows measure, driven for the
+ * warm-up's time. Right after its start a server is still compiling its hot
+ * paths (and loading the admin in the background), which would otherwise
+ * fall on whichever row comes first; the start has its own row. Writes are
+ * left out, so that the reads see exactly the comments seeded.
+ */
+export async function warmServer(rows: readonly Row[], context: Context): Promise<string[]> {
+  const problems: string[] = [];
+  const { server, credentials, options } = context;
+  for (const row of rows) {
+    if (row.write || row.conditional || row.targets.length === 0 || isInterrupted()) continue;
+    const spec = { row, headers: rowHeaders(row, credentials), connections: options.connections, seconds: options.warmupSeconds, url: `${server.origin}${row.path}` };
+    await warmUp(spec, options.warmupSeconds, `server warm-up before the rows (${row.label})`, problems);
+  }
+  return problems;
 }
 
 function interruptedRow(result: RowResult): RowResult {
