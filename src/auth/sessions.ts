@@ -7,6 +7,7 @@ import { Passport } from 'passport';
 import type { Config } from '../config.js';
 import type { Accounts, AuthUser } from './accounts.js';
 import { compiledReads } from '../db/compiled.js';
+import { VersionedRows } from '../db/versioned-rows.js';
 import type { RowModel } from '../registry.js';
 
 declare module 'express-session' {
@@ -62,16 +63,35 @@ export function createSessionStore(sequelize: Sequelize, lifetimeSeconds: number
   return { store, close: () => store.stopExpiringSessions() };
 }
 
+/** Most sessions kept in memory for the requests that bring their cookie (src/db/versioned-rows.ts). */
+const KEPT_SESSIONS = 10_000;
+
+/**
+ * The request whose session express-session is asking the store for. It
+ * asks synchronously, inside its middleware (sessionMiddleware sets and
+ * clears this around it); were it ever to ask later, the store finds no
+ * request here and reads the row, as it would anyway.
+ */
+let askingRequest: Request | undefined;
+
 /**
  * Every request with a session cookie reads its row: as compiled SQL (db/compiled.ts)
- * rather than the store's findOne, which builds the query and a model instance each time.
+ * rather than the store's findOne, which builds the query and a model instance each time;
+ * and not at all while the sessions table is unchanged since the row was read last.
+ * The row's text is kept, not the session: express-session changes the object it is given.
  */
 function readByCompiledSql(store: Store, sequelize: Sequelize): void {
-  const read = { model: sequelize.model('Session') as RowModel, attributes: ['data'] };
+  const model = sequelize.model('Session') as RowModel;
+  const read = { model, attributes: ['data'] };
+  const kept = new VersionedRows<string, string>(sequelize, [model.getTableName() as string], { maxEntries: KEPT_SESSIONS });
+  const stored = async (sid: string): Promise<string | null> => {
+    const row = await compiledReads(sequelize).one(read, 'session-by-sid', sid);
+    return typeof row?.data === 'string' ? row.data : null;
+  };
   store.get = (sid, callback) => {
-    compiledReads(sequelize)
-      .one(read, 'session-by-sid', sid)
-      .then((row) => (typeof row?.data === 'string' ? (JSON.parse(row.data) as SessionData) : null))
+    kept
+      .get(sid, askingRequest, () => stored(sid))
+      .then((data) => (data === null ? null : (JSON.parse(data) as SessionData)))
       .then(
         (data) => callback(null, data),
         (error: unknown) => callback(error),
@@ -135,7 +155,7 @@ class StoreView extends Store {
  * something to keep, so API clients never get a cookie.
  */
 export function sessionMiddleware(config: Config, store: Store, cookie: SessionCookie = BROWSER_COOKIE): RequestHandler {
-  return session({
+  const middleware = session({
     name: cookie.name,
     // Without SECRET_KEY (refused in production) sessions last as long as the process.
     secret: config.secretKey ?? randomBytes(32).toString('hex'),
@@ -144,6 +164,14 @@ export function sessionMiddleware(config: Config, store: Store, cookie: SessionC
     saveUninitialized: false,
     cookie: { httpOnly: true, sameSite: cookie.sameSite, secure: 'auto', maxAge: config.sessionCookieAge * 1000, path: cookie.path },
   });
+  return (req, res, next) => {
+    askingRequest = req;
+    try {
+      middleware(req, res, next);
+    } finally {
+      askingRequest = undefined;
+    }
+  };
 }
 
 /**

@@ -166,7 +166,8 @@ function joinTables(declaration: ResourceDeclaration, declarations: readonly Res
 
 /** Every table the declarations need, and the framework's own (its sessions, the admin's audit log). */
 export function declaredSchema(declarations: readonly ResourceDeclaration[]): Schema {
-  const tables: Record<string, TableSchema> = { sessions: SESSIONS_TABLE, [AUDIT_LOG_TABLE_NAME]: AUDIT_LOG_TABLE };
+  // Sessions are versioned as credentials are: a request takes the session row it read last while the table is unchanged.
+  const tables: Record<string, TableSchema> = { sessions: { ...SESSIONS_TABLE, rowCounter: true, rowVersion: true }, [AUDIT_LOG_TABLE_NAME]: AUDIT_LOG_TABLE };
   for (const declaration of declarations) {
     tables[declaration.table] = resourceTable(declaration, declarations);
     for (const [name, join] of joinTables(declaration, declarations)) tables[name] = join;

@@ -78,7 +78,16 @@ describe('credentials kept in memory while their tables are unchanged', () => {
     for (let i = 0; i < 4; i += 1) expect(await sessionUser(agent)).toBe(200);
     // Once, or not at all when the login's own pages read it last.
     expect(readsOf('account-by-id')).toBeLessThanOrEqual(1);
+    expect(readsOf('session-by-sid')).toBeLessThanOrEqual(1);
     await sql("UPDATE users SET is_active = false WHERE username = 'alice'");
+    expect(await sessionUser(agent)).not.toBe(200);
+  });
+
+  test('a session row deleted by plain SQL (a logout elsewhere, a sweep) ends the session on the very next request', async () => {
+    const { agent } = await browserLogin(t.app, 'alice');
+    expect(await sessionUser(agent)).toBe(200);
+    expect(await sessionUser(agent)).toBe(200);
+    await sql('DELETE FROM sessions');
     expect(await sessionUser(agent)).not.toBe(200);
   });
 

@@ -92,6 +92,7 @@ describe('upgrading the blog from its hand-written migrations to the generated o
       ['post_tags', 2],
       ['posts', 1],
       ['replies', 1],
+      ['sessions', 0],
       ['tags', 2],
       ['users', 1],
     ]);
