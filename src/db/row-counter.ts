@@ -218,11 +218,6 @@ export class RowCounts {
     return snapshot;
   }
 
-  /** Whether `request` has its snapshot already (read or being read). */
-  hasSnapshot(request: object): boolean {
-    return this.snapshots.has(request);
-  }
-
   /** Every kept count and version now; null when the database has no `row_counts` with versions yet. */
   private async snapshot(): Promise<CountsSnapshot | null> {
     if (this.versionsAbsentUntil > Date.now()) return null;
