@@ -82,7 +82,7 @@ export class Accounts {
     this.users = registry.users();
     this.usersWithHidden = this.users.model.scope(WITH_HIDDEN);
     this.storedRead = { model: this.users.model, attributes: everyColumn(this.users.model) };
-    this.keptAccounts = new VersionedRows(this.users.model.sequelize as Sequelize, [this.users.declaration.table], { maxEntries: KEPT_ACCOUNTS });
+    this.keptAccounts = new VersionedRows(this.storedRead, { maxEntries: KEPT_ACCOUNTS });
     this.contract = userModelOf(this.users);
     for (const column of REQUIRED_COLUMNS) {
       if (!(column in this.users.declaration.fields)) throw new Error(`The user model lacks the ${column} field`);

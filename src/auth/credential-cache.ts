@@ -36,8 +36,9 @@ export interface PasswordCheck {
  * it must exist, be active, keep its username and its stored password
  * hash, so that a new password, a deactivation or a deletion counts on the
  * very next request (a read, unless the user table is unchanged since the
- * last one: Accounts.findStoredById). Only successful checks are remembered; simultaneous
- * requests with the same credentials wait for one check.
+ * last one: Accounts.findStoredById). Only successful checks are
+ * remembered; simultaneous requests with the same credentials wait for one
+ * check.
  */
 export class CachedPasswordCheck implements PasswordCheck {
   /** Fixed length, so that the key and the credentials after it cannot be split otherwise. */

@@ -81,9 +81,8 @@ let askingRequest: Request | undefined;
  * The row's text is kept, not the session: express-session changes the object it is given.
  */
 function readByCompiledSql(store: Store, sequelize: Sequelize): void {
-  const model = sequelize.model('Session') as RowModel;
-  const read = { model, attributes: ['data'] };
-  const kept = new VersionedRows<string, string>(sequelize, [model.getTableName() as string], { maxEntries: KEPT_SESSIONS });
+  const read = { model: sequelize.model('Session') as RowModel, attributes: ['data'] };
+  const kept = new VersionedRows<string, string>(read, { maxEntries: KEPT_SESSIONS });
   const stored = async (sid: string): Promise<string | null> => {
     const row = await compiledReads(sequelize).one(read, 'session-by-sid', sid);
     return typeof row?.data === 'string' ? row.data : null;

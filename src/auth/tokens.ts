@@ -98,8 +98,7 @@ export class AccessTokens {
     const { model } = tokens;
     const read = { model, attributes: everyColumn(model), include: [{ association: alias }] };
     this.reads = { id: { ...read, by: model.primaryKeyAttribute }, hash: { ...read, by: 'token' } };
-    const owners = tokens.references.get(alias)?.resource.declaration.table;
-    this.keptTokens = new VersionedRows(model.sequelize as Sequelize, [tokens.declaration.table, ...(owners ? [owners] : [])], { maxEntries: KEPT_TOKENS });
+    this.keptTokens = new VersionedRows(this.reads.id, { maxEntries: KEPT_TOKENS });
   }
 
   /** The name of tokens issued by a login that names none. */

@@ -62,6 +62,24 @@ interface Answered {
   name: string;
 }
 
+interface Association {
+  target: RowModel;
+  foreignKey: string;
+  targetKey: string;
+}
+
+/** The association of `model` a joined reference names. */
+function associationOf(model: RowModel, association: string): Association {
+  const relation = model.associations[association] as unknown as Association | undefined;
+  if (!relation) throw new Error(`${model.name} has no association ${association}`);
+  return relation;
+}
+
+/** The tables a keyed read reads: its model's, then each joined reference's. */
+export function readTables({ model, include = [] }: KeyedRead): string[] {
+  return [model.getTableName() as string, ...include.map(({ association }) => associationOf(model, association).target.getTableName() as string)];
+}
+
 /** `a.b` keys of a joined read as nested objects, as Sequelize's `raw: true, nest: true`. */
 function nested(flat: PlainRow): PlainRow {
   let row: PlainRow | undefined;
@@ -246,8 +264,7 @@ export class CompiledReads {
     const quote = (name: string): string => this.quote(name);
     const columns = attributes.map((name) => ({ value: `${table}.${quote(columnOf(model, name))}`, name: quote(name) }));
     const joined = include.map(({ association, attributes: names }) => {
-      const relation = model.associations[association] as unknown as { target: RowModel; foreignKey: string; targetKey: string } | undefined;
-      if (!relation) throw new Error(`${model.name} has no association ${association}`);
+      const relation = associationOf(model, association);
       const alias = quote(association);
       const on = `${alias}.${quote(columnOf(relation.target, relation.targetKey))} = ${table}.${quote(columnOf(model, relation.foreignKey))}`;
       const target = this.generator.quoteTable(relation.target.getTableName());

@@ -10,6 +10,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Sequelize } from 'sequelize';
+import { readTables, type KeyedRead } from './compiled.js';
 import { rowCounts } from './row-counter.js';
 
 /** How long tables found without versions are not asked again: a migration may give them versions meanwhile. */
@@ -29,13 +30,14 @@ export interface KeptBounds {
 export class VersionedRows<K extends {}, V extends {}> {
   private readonly kept: LRUCache<K, Kept<V>>;
   private unversionedUntil = 0;
+  private readonly sequelize: Sequelize;
+  /** The tables every row is read from: the read's model's and its joined references'. */
+  private readonly tables: readonly string[];
 
-  constructor(
-    private readonly sequelize: Sequelize,
-    /** The tables every row is read from (joined ones too). */
-    private readonly tables: readonly string[],
-    { maxEntries, maxBytes }: KeptBounds,
-  ) {
+  /** Rows as `read` reads them. */
+  constructor(read: KeyedRead, { maxEntries, maxBytes }: KeptBounds) {
+    this.sequelize = read.model.sequelize as Sequelize;
+    this.tables = readTables(read);
     this.kept = new LRUCache<K, Kept<V>>(
       maxBytes === undefined ? { max: maxEntries } : { max: maxEntries, maxSize: maxBytes, sizeCalculation: ({ value }) => Math.max(1, JSON.stringify(value).length) },
     );

@@ -164,10 +164,8 @@ export class GenericViewSet {
     if (!found) {
       const include = joinedReferences(serializer.includes());
       if (!include) throw new Error(`${this.resource.declaration.name}: a serializer's includes only name references`);
-      const joined = include.map(({ association }) => this.resource.references.get(association)?.resource.declaration.table ?? association);
-      const tables = [this.resource.declaration.table, ...joined];
-      const kept = new VersionedRows<number, StoredRow>(this.options.registry.sequelize, tables, KEPT_ROWS);
-      found = { read: { model: this.resource.model, include }, shape: `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}`, kept };
+      const read = { model: this.resource.model, include };
+      found = { read, shape: `${this.site.name}:${this.exposure.path}:${serializer.fieldNames.join(',')}`, kept: new VersionedRows(read, KEPT_ROWS) };
       this.storedReads.set(serializer, found);
     }
     return found;
