@@ -15,6 +15,7 @@ import { createHash, hash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LRUCache } from 'lru-cache';
 import { requestHost } from './context.js';
 import type { RequestContext, Site } from './contracts.js';
 import { rowCounts } from './db/row-counter.js';
@@ -152,4 +153,41 @@ export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, t
     timeZoneOf(ctx.site),
   ];
   return { tag: `W/"${hash('sha1', parts.join('\n'), 'base64url')}"`, counts: kept.counts };
+}
+
+/** Most pages kept per list (one resource on one site), and the bytes of their JSON. */
+const KEPT_PAGES = 1_000;
+const KEPT_PAGE_BYTES = 2 * 1024 * 1024;
+
+function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Pages kept under their tags. A tag names everything a page's bytes depend
+ * on, so while a request's tag is the one a page was read under, that page
+ * is its answer, as the 304 is for a client holding it: the page's query,
+ * its rows' representation and its links are skipped, not just the body.
+ * A page read after its tag is as new as the tag or newer (above). Kept
+ * pages are shared between the requests that take them, hence frozen.
+ */
+export class KeptPages {
+  private readonly pages = new LRUCache<string, object>({
+    max: KEPT_PAGES,
+    maxSize: KEPT_PAGE_BYTES,
+    sizeCalculation: (page) => Math.max(1, JSON.stringify(page).length),
+  });
+
+  get(tag: string): object | undefined {
+    return this.pages.get(tag);
+  }
+
+  /** Keeps a copy: the page itself goes on to its own request, and may share objects with what made it. */
+  keep(tag: string, page: unknown): void {
+    if (typeof page === 'object' && page !== null) this.pages.set(tag, frozen(structuredClone(page)));
+  }
 }

@@ -58,9 +58,13 @@ export class ModelViewSet extends StoredWritesViewSet {
     const shown = (item: Item): Item => selected(item, request);
     const represent = async (rows: readonly (Row | StoredRow)[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
     if (paginator) {
+      const page = kept && this.keptPages.get(kept.tag);
+      if (page) return { status: 200, data: page, headers };
       const { model, declaration } = this.resource;
       const keptCount = kept?.counts.get(declaration.table);
-      return { status: 200, data: await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount }), headers };
+      const data = await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount });
+      if (kept) this.keptPages.keep(kept.tag, data);
+      return { status: 200, data, headers };
     }
     if (!ctx.renderer.renderStream) {
       const rows = await this.resource.model.findAll(query);

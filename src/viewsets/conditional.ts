@@ -9,7 +9,7 @@ import type { RequestContext, SiteResponse } from '../contracts.js';
 import { entityTag, ifMatchHolds, namesAnyVersion } from '../conditional.js';
 import { RowChanged, type RowVersion } from '../db/row-version.js';
 import { ApiError, resourceLabel } from '../errors.js';
-import { pageTag, tablesRead, type PageTag } from '../page-tags.js';
+import { KeptPages, pageTag, tablesRead, type PageTag } from '../page-tags.js';
 import type { PermissionAction } from '../permissions.js';
 import { parsePk } from '../pk.js';
 import type { Row } from '../registry.js';
@@ -30,6 +30,8 @@ export function withTag(response: SiteResponse, tag: string | null): SiteRespons
 export class ConditionalViewSet extends GenericViewSet {
   /** The tables a list read with each relation plan reads, for its page tags. */
   private readonly tablesOfPlans = new WeakMap<LoadPlan, string[]>();
+  /** Pages answered again while their tags hold (page-tags.ts). */
+  protected readonly keptPages = new KeptPages();
   /** The version each request's If-Match was checked against, for its write to name (expectedVersion). */
   private readonly checkedVersions = new WeakMap<RequestContext, RowVersion>();
 

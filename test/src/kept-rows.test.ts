@@ -81,3 +81,86 @@ describe('rows kept for GET while their tables are unchanged', () => {
     expect(rowReads()).toBe(3);
   });
 });
+
+/**
+ * A page of a list is answered again, without its query, while its tag
+ * holds: the same versions of every table it reads, the same URL, media
+ * type, language and user. Any write to those tables, made anywhere, shows
+ * on the very next page.
+ */
+describe('pages kept under their tags', () => {
+  let t: TestApp;
+  let pageReads: jest.SpiedFunction<ReturnType<typeof compiledReads>['page']>;
+
+  beforeEach(async () => {
+    t = await createTestApp();
+    await t.createUser('alice');
+    await t.createUser('bob');
+    const token = await apiToken(t, 'alice');
+    for (const title of ['First', 'Second', 'Third']) {
+      const created = await t.http.post('/api/comments').set('Authorization', `Bearer ${token}`).send({ title, body: 'Hello' });
+      expect(created.status).toBe(201);
+    }
+    pageReads = jest.spyOn(compiledReads(t.services.sequelize), 'page');
+  });
+  afterEach(async () => {
+    pageReads.mockRestore();
+    await t.close();
+  });
+
+  const sql = (statement: string): Promise<unknown> => t.services.sequelize.query(statement, { type: QueryTypes.RAW });
+  // One Host for all: each supertest request has a server of its own, on a port of its own, which its links name.
+  const page = (path = '/comments/', user = 'alice') => t.http.get(path).auth(...credentials(user)).set({ Accept: 'application/json', Host: 'localhost' });
+  const titles = async (path = '/comments/'): Promise<string[]> => ((await page(path)).body.results as { title: string }[]).map(({ title }) => title);
+
+  test('many GETs of a page read it once and answer the same bytes and tag', async () => {
+    const first = await page();
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const again = await page();
+      expect(again.text).toBe(first.text);
+      expect(again.headers.etag).toBe(first.headers.etag);
+    }
+    expect(pageReads).toHaveBeenCalledTimes(1);
+  });
+
+  test('another page, another user or another language is read for itself', async () => {
+    const first = await page();
+    const second = await page('/comments/?page=2');
+    expect(second.body.results).not.toEqual(first.body.results);
+    await page('/comments/', 'bob');
+    // The paginated site speaks Japanese unless asked otherwise.
+    expect((await page().set('Accept-Language', 'en')).status).toBe(200);
+    expect(pageReads).toHaveBeenCalledTimes(4);
+    expect((await page('/comments/?page=2')).text).toBe(second.text);
+    expect(pageReads).toHaveBeenCalledTimes(4);
+  });
+
+  test('a change, an insert and a delete made by plain SQL show on the very next page', async () => {
+    expect(await titles()).toEqual(['Third', 'Second']);
+    await sql("UPDATE comments SET title = 'Changed elsewhere' WHERE title = 'Third'");
+    expect(await titles()).toEqual(['Changed elsewhere', 'Second']);
+    await sql("DELETE FROM comments WHERE title = 'Changed elsewhere'");
+    expect(await titles()).toEqual(['Second', 'First']);
+    const before = await page();
+    await sql("INSERT INTO comments (title, body, user_id, created_at, updated_at) SELECT 'Fourth', 'x', user_id, created_at, '2999-01-01 00:00:00.000 +00:00' FROM comments WHERE title = 'First'");
+    const after = await page();
+    expect(after.body.count).toBe(before.body.count + 1);
+    expect(after.body.results[0].title).toBe('Fourth');
+  });
+
+  test('the browsable HTML page, which carries no tag, is read on every GET', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const html = await page().set('Accept', 'text/html');
+      expect(html.status).toBe(200);
+      expect(html.text).toContain('Third');
+    }
+    expect(pageReads).toHaveBeenCalledTimes(2);
+  });
+
+  test('without a version kept for its table, a page is read on every GET', async () => {
+    await dropRowCounter(t.services.sequelize.getQueryInterface(), 'comments');
+    for (let i = 0; i < 3; i += 1) expect((await page()).status).toBe(200);
+    expect(pageReads).toHaveBeenCalledTimes(3);
+  });
+});
