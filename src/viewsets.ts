@@ -54,12 +54,13 @@ export class ModelViewSet extends StoredWritesViewSet {
     const kept = await this.pageTag(ctx, serializer, request.expand);
     if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
     const headers = kept ? { ETag: kept.tag } : undefined;
+    // Kept only after a page was read for the same URL, so its query was valid then, and the same tables make it valid now.
+    const page = paginator && kept && this.keptPages.get(kept.tag);
+    if (page) return { status: 200, data: page, headers };
     const query = await this.queryOptions(ctx, request, serializer);
     const shown = (item: Item): Item => selected(item, request);
     const represent = async (rows: readonly (Row | StoredRow)[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
     if (paginator) {
-      const page = kept && this.keptPages.get(kept.tag);
-      if (page) return { status: 200, data: page, headers };
       const { model, declaration } = this.resource;
       const keptCount = kept?.counts.get(declaration.table);
       const data = await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount });
