@@ -186,8 +186,19 @@ export class KeptPages {
     return this.pages.get(tag);
   }
 
-  /** Keeps a copy: the page itself goes on to its own request, and may share objects with what made it. */
+  /**
+   * Keeps a copy: the page itself goes on to its own request, and may share
+   * objects with what made it. A page that cannot be copied (a paginator of
+   * an application's that puts a function in it) is not kept.
+   */
   keep(tag: string, page: unknown): void {
-    if (typeof page === 'object' && page !== null) this.pages.set(tag, frozen(structuredClone(page)));
+    if (typeof page !== 'object' || page === null) return;
+    let copy: object;
+    try {
+      copy = structuredClone(page);
+    } catch {
+      return;
+    }
+    this.pages.set(tag, frozen(copy));
   }
 }

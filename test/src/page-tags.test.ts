@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { createMigrator } from '../../src/db/migrator.js';
+import { KeptPages } from '../../src/page-tags.js';
 import { useTestApp, type TestApp } from '../helpers/app.js';
 
 const JSON_TYPE = 'application/json';
@@ -175,5 +176,26 @@ describe('a database not yet migrated to table versions', () => {
     expect(page.status).toBe(200);
     expect(page.headers.etag).toMatch(STRONG_TAG);
     expect((await t.http.get('/comments/').set(alice).set('If-None-Match', tagOf(page))).status).toBe(304);
+  });
+});
+
+describe('pages kept under their tags', () => {
+  test('a kept page is a frozen copy, not the object its request answered with', () => {
+    const pages = new KeptPages();
+    const page = { count: 1, results: [{ id: 1, title: 'First' }] };
+    pages.keep('W/"a"', page);
+    page.results[0]!.title = 'Changed by its own request';
+    const kept = pages.get('W/"a"') as typeof page;
+    expect(kept.results[0]!.title).toBe('First');
+    expect(() => {
+      kept.results[0]!.title = 'Changed by a later request';
+    }).toThrow(TypeError);
+    expect(pages.get('W/"b"')).toBeUndefined();
+  });
+
+  test('a page that cannot be copied is not kept', () => {
+    const pages = new KeptPages();
+    pages.keep('W/"a"', { count: 1, results: [], more: () => 'a function' });
+    expect(pages.get('W/"a"')).toBeUndefined();
   });
 });
