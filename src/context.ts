@@ -20,14 +20,18 @@ export function createContext(site: Site, req: Request, res: Response): RequestC
   };
 }
 
-/** The last value of a query parameter, as Django's QueryDict.get. */
+/**
+ * The last value of a query parameter, as Django's QueryDict.get. From the
+ * pairs decoded once per request: Express's `req.query` parses the query
+ * string again on every read.
+ */
 export function queryValue(req: Request, name: string): string | undefined {
-  const value: unknown = req.query[name];
-  if (Array.isArray(value)) {
-    const last: unknown = value[value.length - 1];
-    return typeof last === 'string' ? last : undefined;
-  }
-  return typeof value === 'string' ? value : undefined;
+  return lastValue(queryPairs(req), name);
+}
+
+/** Whether the query names any of `names`, with or without a value. */
+export function queryNames(req: Request, names: readonly string[]): boolean {
+  return queryPairs(req).some(([key]) => names.includes(key));
 }
 
 /**
@@ -55,8 +59,8 @@ const NO_PAIRS: readonly [string, string][] = Object.freeze([]);
 
 /**
  * The request's query as name/value pairs in order, decoded once: `+` is a
- * space, as Django and PHP read it. The express query parser is left alone
- * for the seeds' parameters; the dialects need the names exactly as sent.
+ * space, as Django and PHP read it, and the names exactly as sent (the
+ * dialects need them so).
  */
 export function queryPairs(req: Request): readonly [string, string][] {
   const at = req.originalUrl.indexOf('?');

@@ -12,8 +12,7 @@ import type { Renderer } from './contracts.js';
 export function selectRenderer(req: Request, renderers: readonly Renderer[]): Renderer {
   const [fallback] = renderers;
   if (!fallback) throw new Error('no renderer to select from');
-  // req.query parses the query string on every read; most requests have none.
-  const format = req.url.includes('?') ? queryValue(req, 'format') : undefined;
+  const format = queryValue(req, 'format');
   if (format !== undefined) {
     const byFormat = renderers.find((renderer) => renderer.format === format);
     if (!byFormat) throw new ApiError('not_found');

@@ -5,7 +5,7 @@
 import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
 import { compiledReads, joinedReferences, type KeyedRead } from '../db/compiled.js';
-import { queryValue } from '../context.js';
+import { queryNames, queryValue } from '../context.js';
 import type { RequestContext } from '../contracts.js';
 import type { PlainRow } from '../batches.js';
 import type { RowModel } from '../registry.js';
@@ -98,7 +98,7 @@ export function pageSizeParameter(ctx: RequestContext, name: string, sizes: Page
 }
 
 export function hasParameter(ctx: RequestContext, ...names: string[]): boolean {
-  return names.some((name) => ctx.req.query[name] !== undefined);
+  return queryNames(ctx.req, names);
 }
 
 /** A page size parameter as the API description shows it: no bounds, for larger asks are clamped and the others fall back, never refused. */

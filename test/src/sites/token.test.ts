@@ -7,7 +7,9 @@ const UNAUTHENTICATED = { message: 'Unauthenticated.' };
 
 function fakeRequest(headers: Record<string, string>, query: Record<string, string> = {}): Request {
   const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  return { headers: lower, query, get: (name: string) => lower[name.toLowerCase()] } as unknown as Request;
+  const search = new URLSearchParams(query).toString();
+  const url = search ? `/api/user?${search}` : '/api/user';
+  return { headers: lower, url, originalUrl: url, get: (name: string) => lower[name.toLowerCase()] } as unknown as Request;
 }
 
 type Headers = Record<string, string>;
