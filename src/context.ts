@@ -29,11 +29,6 @@ export function queryValue(req: Request, name: string): string | undefined {
   return lastValue(queryPairs(req), name);
 }
 
-/** Whether the query names any of `names`, with or without a value. */
-export function queryNames(req: Request, names: readonly string[]): boolean {
-  return queryPairs(req).some(([key]) => names.includes(key));
-}
-
 /**
  * The host the client named, port included: the Host header, or X-Forwarded-Host
  * behind a trusted proxy (TRUST_PROXY), as req.protocol. Absolute links are

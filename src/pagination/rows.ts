@@ -5,7 +5,7 @@
 import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
 import { compiledReads, joinedReferences, type KeyedRead } from '../db/compiled.js';
-import { queryNames, queryValue } from '../context.js';
+import { queryPairs, queryValue } from '../context.js';
 import type { RequestContext } from '../contracts.js';
 import type { PlainRow } from '../batches.js';
 import type { RowModel } from '../registry.js';
@@ -97,8 +97,9 @@ export function pageSizeParameter(ctx: RequestContext, name: string, sizes: Page
   return requested <= 0 ? sizes.pageSize : Math.min(requested, sizes.maxPageSize);
 }
 
+/** Whether the query names any of `names`, with or without a value. */
 export function hasParameter(ctx: RequestContext, ...names: string[]): boolean {
-  return queryNames(ctx.req, names);
+  return queryPairs(ctx.req).some(([key]) => names.includes(key));
 }
 
 /** A page size parameter as the API description shows it: no bounds, for larger asks are clamped and the others fall back, never refused. */
