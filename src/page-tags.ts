@@ -159,10 +159,11 @@ export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, t
 const KEPT_PAGES = 1_000;
 const KEPT_PAGE_BYTES = 2 * 1024 * 1024;
 
+/** Deeply frozen; each object frozen before its members, so that a cycle ends where it began. */
 function frozen<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) frozen(inner);
     Object.freeze(value);
+    for (const inner of Object.values(value)) frozen(inner);
   }
   return value;
 }
