@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { Response } from 'supertest';
@@ -107,6 +108,19 @@ describe('the browser login at /api-auth/', () => {
     // The session of before the login is worth nothing.
     const stale = await request(t.app).get('/comments/').set('Cookie', `sessionid=${encodeURIComponent(before ?? '')}`).set('Accept', 'application/json');
     expect(stale.status).toBe(401);
+  });
+
+  test("a session cookie whose signature does not hold, or that is signed with another key, authenticates no one", async () => {
+    const { res } = await logIn(t, 'alice', 'alice-password');
+    const session = cookie(res, 'sessionid') ?? '';
+    const [id, signature] = session.slice('s:'.length).split('.');
+    const flipped = `${signature?.startsWith('A') ? 'B' : 'A'}${signature?.slice(1) ?? ''}`;
+    const otherKey = createHmac('sha256', 'not-the-secret-key').update(id ?? '').digest('base64').replace(/=+$/, '');
+    const asks = (value: string) => request(t.app).get('/comments/').set('Cookie', `sessionid=${encodeURIComponent(value)}`).set('Accept', 'application/json');
+    expect((await asks(session)).status).toBe(200);
+    for (const forged of [`s:${id}.${flipped}`, `s:${id}.${otherKey}`, `s:${id}.`, `s:${id}`, `${id}`]) {
+      expect((await asks(forged)).status).toBe(401);
+    }
   });
 
   test('the login form refuses a POST without its CSRF token', async () => {
