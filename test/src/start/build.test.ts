@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
@@ -111,6 +111,20 @@ describe('building only what is stale', () => {
     expect(build({ NODE_ENV: 'production' }).stderr).toContain('production changed');
     expect(build({ NODE_ENV: 'production' }).stderr).toBe('');
     expect(runs()).toEqual({ tsc: 1, bundle: 3 });
+  });
+
+  test('a source deleted since the last build: tsc runs and its compiled files leave dist/, so a deleted migration is not applied', () => {
+    write('resources/migrations/0009_tags.ts');
+    write('src/tool.mts');
+    build();
+    for (const file of ['dist/resources/migrations/0009_tags.js', 'dist/resources/migrations/0009_tags.js.map', 'dist/src/tool.mjs']) write(file);
+    rmSync(path.join(root, 'resources/migrations/0009_tags.ts'));
+    const { stderr } = build();
+    expect(stderr).toContain('added or removed');
+    expect(stderr).toContain('Removed 2 file(s) from dist/ whose sources are gone.');
+    expect(existsSync(path.join(root, 'dist/resources/migrations/0009_tags.js'))).toBe(false);
+    expect(existsSync(path.join(root, 'dist/resources/migrations/0009_tags.js.map'))).toBe(false);
+    for (const kept of ['dist/src/tool.mjs', 'dist/src/server.js', 'dist/src/admin/bundle.js', 'dist/adminjs/bundle.js']) expect(existsSync(path.join(root, kept))).toBe(true);
   });
 
   test('compiled output missing: tsc runs although the sources are older', () => {
