@@ -48,6 +48,29 @@ function siteOf(req: Request, mounts: readonly SiteMount[]): Site | undefined {
   return found?.site;
 }
 
+/** A request-target in absolute form: a scheme, then the authority up to the path, query or end. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)(.*)$/is;
+
+/**
+ * A request may name its URL whole (`GET http://example.com/comments/`),
+ * and then that host, not the Host header's, is the request's (RFC 9112,
+ * 3.2.2). The target becomes its path and the Host header that host, so the
+ * host check and every link see the one host the request names. Mounted
+ * before anything reads the URL.
+ */
+export function absoluteFormTargets(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.url.startsWith('/')) return next();
+    const target = ABSOLUTE_FORM.exec(req.url);
+    if (target) {
+      const [, authority = '', rest = ''] = target;
+      req.headers.host = authority;
+      req.url = req.originalUrl = rest.startsWith('/') ? rest : `/${rest}`;
+    }
+    next();
+  };
+}
+
 /** Refuses, with the site's `invalid_host` error, a request whose host is malformed or not allowed. */
 export function hostCheck({ allowedHosts, mounts, exempt, logger }: HostCheckOptions): RequestHandler {
   const exemptPaths = new Set(exempt);

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
@@ -99,6 +101,36 @@ describe('ALLOWED_HOSTS by default: the loopback names and HOST', () => {
   test('an allowed host is the one absolute links name', async () => {
     const res = await t.http.get('/comments/').auth(...alice).set('Host', 'localhost:8000');
     expect(res.body.next).toBe('http://localhost:8000/comments/?page=2');
+  });
+
+  /** A request written as its bytes, for a request-target no HTTP client writes (`GET http://host/path`). */
+  async function rawRequest(target: string, host: string): Promise<{ status: number; body: string }> {
+    const server = t.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      const auth = Buffer.from(alice.join(':')).toString('base64');
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Basic ${auth}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) chunks.push(chunk as Buffer);
+      const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), body };
+    } finally {
+      server.close();
+    }
+  }
+
+  test('a URL written whole names its own host, as RFC 9112 says: another host there is 400 whatever the Host header', async () => {
+    const res = await rawRequest('http://evil.example.com/comments/?page_size=1', '127.0.0.1');
+    expect(res.status).toBe(400);
+    expect(res.body).not.toContain('evil.example.com');
+    expect(JSON.parse(res.body)).toEqual({ detail: 'Host ヘッダが不正です。' });
+  });
+
+  test('a URL written whole with an allowed host is answered, its links naming that host and its path', async () => {
+    const res = await rawRequest('http://localhost:8000/comments/?page_size=1', 'evil.example.com');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).next).toBe('http://localhost:8000/comments/?page=2&page_size=1');
   });
 
   test.each(['bad host', 'a_b.localhost', 'localhost:port', '[::1', 'évil', 'localhost/x', 'user@localhost'])(
