@@ -49,6 +49,8 @@ export interface Config {
   passwordIterations: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
+  /** Seconds a client has to send a whole request, headers and body; then 408 and the connection is closed. */
+  requestTimeout: number;
   logLevel: string;
 }
 
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     basicAuthCacheSeconds: integer(env, 'BASIC_AUTH_CACHE_SECONDS', 300, 0, 86_400),
     passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
+    requestTimeout: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
     logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
   };
 }

@@ -20,21 +20,34 @@ function adopted<T extends object>(own: T, prototype: object): T {
   return prototype as T;
 }
 
-export function createHttpServer(app: Express): Server {
+/** How often Node looks for requests past their time (its default, 30 s, lets a request outlive its limit by as much). */
+const TIMEOUT_CHECK_MS = 1_000;
+
+/**
+ * `requestTimeoutSeconds`: how long a client may take to send its request,
+ * headers and body. Node's defaults (60 s for the headers, 300 s in all,
+ * checked every 30 s) let a slow client hold a connection for minutes.
+ */
+export function createHttpServer(app: Express, requestTimeoutSeconds: number): Server {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse {}
   app.request = adopted(app.request, AppRequest.prototype);
   app.response = adopted(app.response, AppResponse.prototype);
-  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+  const timeout = requestTimeoutSeconds * 1000;
+  return createServer(
+    { IncomingMessage: AppRequest, ServerResponse: AppResponse, requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    app,
+  );
 }
+
 
 /**
  * `app.listen(port, host)` with that server: resolves once it listens. As
  * Express's listen, the error listener stays: a later server error is not
  * thrown from the event loop.
  */
-export function listen(app: Express, port: number, host: string): Promise<Server> {
-  const server = createHttpServer(app);
+export function listen(app: Express, port: number, host: string, requestTimeoutSeconds: number): Promise<Server> {
+  const server = createHttpServer(app, requestTimeoutSeconds);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

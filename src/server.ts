@@ -67,7 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   const app = createApp(services);
-  const server = await listen(app, config.port, config.host);
+  const server = await listen(app, config.port, config.host, config.requestTimeout);
   const closeServer = gracefulClose(server);
   // Whether preloaded or loaded by its first request, the admin needs neither its bundler nor its browser code here.
   importAdminServerOnly();

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import express from 'express';
 import { listen } from '../../src/http-server.js';
@@ -12,7 +12,7 @@ describe('the HTTP server', () => {
   test("makes each request and answer with the application's own prototypes, so Express changes none as they arrive", async () => {
     const app = express();
     app.get('/items/:id', (req, res) => void res.json({ id: req.params.id, page: req.query.page, sameApp: req.app === app, host: req.hostname }));
-    const server = await listen(app, 0, '127.0.0.1');
+    const server = await listen(app, 0, '127.0.0.1', 30);
     const made: boolean[] = [];
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       made.push(Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response);
@@ -30,11 +30,26 @@ describe('the HTTP server', () => {
     }
   });
 
+  test('a client that stops sending its body is answered 408 and its connection closed once the request timeout is over', async () => {
+    const app = express();
+    app.post('/items', express.json(), (req, res) => void res.json(req.body));
+    const server = await listen(app, 0, '127.0.0.1', 1);
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.write('POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString('utf8')).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      await closed(server);
+    }
+  });
+
   test('refuses with the listening error when the port is taken', async () => {
-    const first = await listen(express(), 0, '127.0.0.1');
+    const first = await listen(express(), 0, '127.0.0.1', 30);
     try {
       const { port } = first.address() as AddressInfo;
-      await expect(listen(express(), port, '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(listen(express(), port, '127.0.0.1', 30)).rejects.toMatchObject({ code: 'EADDRINUSE' });
     } finally {
       await closed(first);
     }
