@@ -146,7 +146,7 @@ export class DrfQueryDialect implements QueryDialect {
 
   metadata(spec: QuerySpec): Record<string, unknown> {
     const data: Record<string, unknown> = {};
-    const filters = spec.filters.flatMap((filter) => filter.lookups.map((lookup) => parameterName(filter.field, lookup)));
+    const filters = spec.filters.flatMap((filter) => filter.lookups.flatMap((lookup) => parameterNames(filter, lookup)));
     if (filters.length > 0) data.filters = filters;
     if (spec.search.length > 0) data.search_fields = spec.search;
     if (spec.orderingFields.length > 0) data.ordering_fields = spec.orderingFields;

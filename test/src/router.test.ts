@@ -122,9 +122,9 @@ describe('routing of the paginated site', () => {
             updated_at: { type: 'datetime', required: false, read_only: true, label: 'Updated at' },
           },
         },
-        // What the list may be asked, in django-filter's and DRF's words (resources/comment.ts, `query`).
+        // What the list may be asked, in django-filter's and DRF's words (resources/comment.ts, `query`); a reference by its relation's name too.
         filters: [
-          'user_id', 'user_id__in', 'user_id__isnull',
+          'user_id', 'owner', 'user_id__in', 'owner__in', 'user_id__isnull', 'owner__isnull',
           'title', 'title__icontains', 'title__in',
           'created_at__gt', 'created_at__gte', 'created_at__lt', 'created_at__lte',
           'updated_at__gt', 'updated_at__gte', 'updated_at__lt', 'updated_at__lte',
