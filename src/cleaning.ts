@@ -15,6 +15,8 @@ export interface WritableField {
   required: boolean;
   allowBlank: boolean;
   maxLength: number | undefined;
+  /** A number is taken as its text; else a text field refuses it. */
+  numbersAsText: boolean;
 }
 
 export type Cleaned = { value: unknown } | { error: FieldErrorCode; params?: MessageParams };
@@ -88,7 +90,7 @@ function codePoints(text: string): number {
 }
 
 export function cleanString(spec: WritableField, raw: unknown): Cleaned {
-  if (typeof raw === 'boolean' || (typeof raw !== 'string' && typeof raw !== 'number') || Number.isNaN(raw)) {
+  if (typeof raw !== 'string' && (typeof raw !== 'number' || !spec.numbersAsText || !Number.isFinite(raw))) {
     return { error: 'invalid_string' };
   }
   const value = String(raw).trim();

@@ -176,6 +176,8 @@ export interface Site {
   readonly querying: QueryDialect;
   /** The `Vary` header of every response: what else than the URL chose its bytes. */
   readonly vary: string;
+  /** A number sent for a text field is taken as its text (Django REST Framework's CharField), else refused (Laravel's `string` rule). */
+  readonly numbersAsText: boolean;
   formatTimestamp(date: Date): string;
   itemBody(ctx: RequestContext, exposure: SiteExposure, item: Item): unknown;
   /** A whole list's body (a page's is its paginator's). */

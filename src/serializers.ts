@@ -12,6 +12,8 @@ export interface SerializerOptions {
   formatTimestamp: (date: Date) => string;
   /** Representation only: nothing is accepted (views with no write action). */
   readOnly?: boolean;
+  /** A number sent for a text field is its text (the default, Django REST Framework's), or refused (Laravel's). */
+  numbersAsText?: boolean;
 }
 
 /** What OPTIONS tells about a field, as Django REST Framework's SimpleMetadata. */
@@ -66,6 +68,7 @@ export class Serializer {
           required: rules.required ?? (field.kind !== 'manyToMany' && !field.nullable && field.default === undefined),
           allowBlank: field.default === '',
           maxLength: limits.length > 0 ? Math.min(...limits) : undefined,
+          numbersAsText: options.numbersAsText ?? true,
         },
       ];
     });

@@ -92,6 +92,7 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
     pagination: pagination(new CursorCodec(config.secretKey, PAGINATED_SITE)),
     querying: new DrfQueryDialect((text) => parseZonedTimestamp(text, config.timeZone)),
     vary: 'Accept, Accept-Language, Cookie',
+    numbersAsText: true,
     formatTimestamp,
     itemBody: (_ctx, _exposure, item) => item,
     listBody: (_ctx, _exposure, items) => items,

@@ -43,7 +43,8 @@ export const LOGIN_NAMING: TokenNaming = { names: ['token_name', 'device_name'],
 export const OWNER_NAMING: TokenNaming = { names: ['name'], required: true };
 
 function spec(name: string, declared: WritableField['field'], maxLength?: number): WritableField {
-  return { name, field: declared, required: false, allowBlank: false, maxLength };
+  // The token site's own fields: Laravel's `string` rule refuses a number.
+  return { name, field: declared, required: false, allowBlank: false, maxLength, numbersAsText: false };
 }
 
 /** Not sent: absent, null, or blank (Laravel turns empty strings into null). */

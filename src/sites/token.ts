@@ -166,6 +166,7 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
     pagination: pagination(new CursorCodec(config.secretKey, TOKEN_SITE)),
     querying: new SpatieQueryDialect(parseTimestamp),
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
+    numbersAsText: false,
     formatTimestamp: utcTimestamp,
     itemBody: (_ctx, exposure, item) => ({ [exposure.wrap?.item ?? DEFAULT_WRAP]: item }),
     listBody: (_ctx, exposure, items) => ({ [listKey(exposure)]: items }),

@@ -221,6 +221,15 @@ describe('the comment API at the root (paginated site)', () => {
       expect(res.body).toMatchObject({ title: 'a'.repeat(10), body: 'hi' });
     });
 
+    test("a number for a text is taken as its text, as DRF's CharField; one too large for a number is refused", async () => {
+      const res = await t.http.post('/comments/').auth(...alice).send({ title: 42, body: 1.5 });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ title: '42', body: '1.5' });
+      const infinite = await t.http.post('/comments/').auth(...alice).type('json').send('{"title": 1.5e400, "body": "b"}');
+      expect(infinite.status).toBe(400);
+      expect(infinite.body).toEqual({ title: ['有効な文字列ではありません。'] });
+    });
+
     test('PATCH with a blank title is refused', async () => {
       const { body: created } = await create({ title: 'first', body: 'hello' });
       const res = await t.http.patch(`/comments/${created.id}/`).auth(...alice).send({ title: ' ' });

@@ -232,6 +232,14 @@ describe('the comment API under /api (token site)', () => {
       });
     });
 
+    test("a number for the title or body is a 422, as Laravel's string rule, and nothing is stored", async () => {
+      const before = await t.services.registry.get('Comment').model.count();
+      const res = await t.http.post('/api/comments').auth(alice, { type: 'bearer' }).type('json').send('{"title": 1, "body": 1.5e400}');
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({ title: ['The title field must be a string.'], body: ['The body field must be a string.'] });
+      expect(await t.services.registry.get('Comment').model.count()).toBe(before);
+    });
+
     test('title is limited to 255 and body to 65,535 characters, counted as code points', async () => {
       expect((await create(alice, { title: '字'.repeat(255), body: '😀'.repeat(65_535) })).status).toBe(201);
       const res = await create(alice, { title: '字'.repeat(256), body: 'x'.repeat(65_536) });

@@ -294,6 +294,7 @@ describe('POST /api/login with a name, abilities and a lifetime for the token', 
     ['expires_in beyond any limit', { expires_in: 10_000_001 }, { expires_in: ['The expires in field must not be greater than 10000000.'] }],
     ['a token name too long', { token_name: 'n'.repeat(256) }, { token_name: ['The token name field must not be greater than 255 characters.'] }],
     ['a device name too long', { device_name: 'd'.repeat(256) }, { device_name: ['The device name field must not be greater than 255 characters.'] }],
+    ["a token name that is a number (Laravel's string rule)", { token_name: 7 }, { token_name: ['The token name field must be a string.'] }],
   ])('%s is a 422 in the token site\'s shape, and no token is made', async (_case, extra, errors) => {
     const before = await t.services.registry.tokens()?.model.count();
     const res = await login(t, 'alice', extra).set('Accept', 'text/html');
