@@ -31,10 +31,23 @@ export function terminalPrompter(stdin: Readable, stdout: Writable): Prompter {
   };
 }
 
+/**
+ * Standard output whose reader may go away (`manage openapi | head -1`): the
+ * rest is dropped quietly, as other Unix tools stop writing, instead of the
+ * unhandled EPIPE ending the process with a stack trace. The command itself
+ * runs to its end and keeps its exit status (0 when it succeeded).
+ */
+function quietWhenReaderGone(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+  return stream;
+}
+
 export function processIO(): CliIO {
   return {
     stdin: process.stdin,
-    stdout: process.stdout,
+    stdout: quietWhenReaderGone(process.stdout),
     stderr: process.stderr,
     env: process.env,
     interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),

@@ -20,7 +20,7 @@ function accountOptions(command: Command): Command {
     .option('--username <username>', 'login name')
     .option('--email <email>', 'email address (unique, case-insensitive)')
     .option('--name <name>', 'display name (default: the username)')
-    .option('--password <password>', 'password (visible in the process list: prefer --password-stdin)')
+    .addOption(new Option('--password <password>', 'password (visible in the process list: prefer --password-stdin)').conflicts('passwordStdin'))
     .option('--password-stdin', 'read the password from standard input');
 }
 
@@ -100,8 +100,8 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
 
   root
     .command('loaddata')
-    .description('load users from Django auth.user fixtures, JSON user lists (a Laravel users export) or CSV; all files or nothing')
-    .argument('<files...>', '.json or .csv files')
+    .description("load users and their API tokens: Django fixtures (auth.user, Django REST Framework's authtoken.token), Laravel's users and Sanctum's personal_access_tokens tables as JSON or CSV; all files or nothing")
+    .argument('<files...>', '.json or .csv files (users before tokens, whatever their order)')
     .action((files: string[]) => run((services) => loadData(services, io, t, files)));
 
   root
@@ -114,7 +114,7 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
     .command('openapi')
     .description('print the OpenAPI 3.1 description of both APIs (what GET /openapi.json serves); or guard it')
     .addOption(new Option('--language <language>', 'language of its texts').choices([...LANGUAGES]))
-    .option('--check', 'compare it with the committed openapi.json: exit 1 on a breaking change, list additive ones')
+    .addOption(new Option('--check', 'compare it with the committed openapi.json: exit 1 on a breaking change, list additive ones').conflicts('accept'))
     .option('--accept', 'write it to openapi.json: the change is intended')
     .action((options: { language?: Language; check?: boolean; accept?: boolean }) =>
       run(async (services) => {

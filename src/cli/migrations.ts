@@ -10,6 +10,7 @@ import { loadDeclarations } from '../registry.js';
 import { parseRename, possibleRenames, type Finding, type Rename } from '../schema/diff.js';
 import { draftMigration, migratedSchema, writeDraft, type DraftOptions, type MigrationDraft } from '../schema/makemigrations.js';
 import { declaredSchema } from '../schema/declared.js';
+import type { Schema } from '../schema/model.js';
 import { describeOperation } from '../schema/writer.js';
 import { CommandFailed } from './accounts.js';
 import type { CliIO } from './io.js';
@@ -26,6 +27,27 @@ function givenRenames(t: Translate, given: readonly string[]): Rename[] {
     const rename = parseRename(text);
     if (!rename) throw new CommandFailed([t('makemigrations.bad_rename', { value: text })]);
     return rename;
+  });
+}
+
+/**
+ * Why each `--rename` cannot be made, if it cannot: it must take a column the
+ * migrations made and the declarations no longer have to one the declarations
+ * have and the migrations did not make. Anything else would be left out of the
+ * migration, or written into one that fails at `migrate`.
+ */
+function wrongRenames(t: Translate, renames: readonly Rename[], migrated: Schema, declared: Schema): string[] {
+  return renames.flatMap((rename) => {
+    const before = migrated.tables[rename.table]?.columns;
+    const after = declared.tables[rename.table]?.columns ?? {};
+    let key: string | undefined;
+    if (!before) key = 'rename_unknown_table';
+    else if (!Object.hasOwn(before, rename.from)) key = 'rename_unknown_column';
+    else if (Object.hasOwn(after, rename.from)) key = 'rename_still_declared';
+    else if (!Object.hasOwn(after, rename.to)) key = 'rename_not_declared';
+    else if (Object.hasOwn(before, rename.to)) key = 'rename_taken';
+    const value = `${rename.table}.${rename.from}:${rename.to}`;
+    return key ? [t(`makemigrations.${key}`, { value, ...rename, columns: Object.keys(before ?? {}).join(', ') })] : [];
   });
 }
 
@@ -56,15 +78,20 @@ function report(t: Translate, draft: MigrationDraft): { lines: string[]; warning
 export async function makeMigrations(io: CliIO, t: Translate, options: MakeMigrationsOptions): Promise<void> {
   const write = (lines: readonly string[], stream = io.stdout): void => void (lines.length > 0 && stream.write(`${lines.join('\n')}\n`));
   const application = applicationAt(loadConfig(io.env).appRoot);
+  const declarations = await loadDeclarations(application.resources);
+  const renames = givenRenames(t, options.rename ?? []);
+  // Read once for the renames and the draft: without a snapshot it means running every migration.
+  const migrated = await migratedSchema(application.migrationSources, application.migrations);
+  const wrong = wrongRenames(t, renames, migrated, declaredSchema(declarations));
+  if (wrong.length > 0) throw new CommandFailed(wrong);
   const draftOptions: DraftOptions = {
     dir: application.migrationSources,
     compiledDir: application.migrations,
     frameworkDir: frameworkSourceDir,
-    declarations: await loadDeclarations(application.resources),
+    declarations,
     ...(options.name ? { name: options.name } : {}),
-    renames: givenRenames(t, options.rename ?? []),
-    // Read once for the rename questions and the draft: without a snapshot it means running every migration.
-    migrated: await migratedSchema(application.migrationSources, application.migrations),
+    renames,
+    migrated,
   };
   const shown = path.relative(process.cwd(), application.migrationSources) || '.';
   if (!options.check) draftOptions.renames = await askedRenames(io, t, draftOptions);

@@ -207,6 +207,23 @@ describe('npm run manage -- makemigrations', () => {
     expect(written()).toEqual([]);
   });
 
+  test('refuses a --rename the migrations cannot make, naming the table and column and saying why, and writes nothing', async () => {
+    await initial();
+    const { body, ...rest } = NOTE;
+    declareNote({ ...rest, content: body });
+    const refusals: [rename: string, why: string][] = [
+      ['notes.nosuch:content', 'the migrations make no column nosuch in notes (its columns: id, title, body, created_at, updated_at).'],
+      ['posts.body:content', 'the migrations make no table posts.'],
+      ['notes.title:headline', 'notes.title is still declared, so it is not renamed: a renamed column is declared under its new name only.'],
+      ['notes.body:summary', 'no column summary is declared in notes to rename body to.'],
+      ['notes.body:title', 'the migrations made a column title in notes already.'],
+    ];
+    for (const [rename, why] of refusals) {
+      expect(await makemigrations(['--rename', rename])).toMatchObject({ status: 1, stdout: '', stderr: `--rename ${rename}: ${why}\n` });
+    }
+    expect(written()).toEqual(['0001_initial.ts', 'schema.json']);
+  });
+
   test('writes migrations that migrate applies, leaving nothing to apply, and whose down migrate zero runs', async () => {
     await initial();
     const { body, ...rest } = NOTE;

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { openDatabase } from '../../../src/db/database.js';
+import { projectRoot } from '../../../src/paths.js';
 import { createServices, type Services } from '../../../src/services.js';
 import { testConfig, TEST_ITERATIONS } from '../../helpers/app.js';
 import { cli } from '../../helpers/cli.js';
@@ -27,6 +29,18 @@ async function withServices<T>(use: (services: Services) => Promise<T>): Promise
   } finally {
     await services.close();
   }
+}
+
+/** The built CLI, as `npm run manage` runs it: only a process of its own has a standard output whose reader can go away. */
+const MANAGE = path.join(projectRoot, 'dist/src/cli/manage.js');
+
+/** Runs the built CLI into a pipe whose reader leaves after the first chunk, as `manage … | head -1` does. */
+function intoHead(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MANAGE, ...args], { env: { PATH: process.env.PATH ?? '', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  child.stdout.once('data', () => child.stdout.destroy());
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stderr })));
 }
 
 const userCount = () => withServices((s) => s.registry.users().model.count());
@@ -135,6 +149,12 @@ describe('npm run manage', () => {
       }
       const stdin = await cli(['createuser', '--username', 'a', '--email', 'a@example.com', '--password-stdin'], { env: env(), stdin: '' });
       expect(stdin).toMatchObject({ status: 1, stderr: 'Error: no password on standard input.\n' });
+      expect(await userCount()).toBe(0);
+    });
+
+    test('--password and --password-stdin together are refused as conflicting, and no one is created', async () => {
+      const run = await cli(['createuser', '--username', 'a', '--email', 'a@example.com', '--password', 'x', '--password-stdin'], { env: env(), stdin: 'y' });
+      expect(run).toMatchObject({ status: 1, stdout: '', stderr: "error: option '--password <password>' cannot be used with option '--password-stdin'\n" });
       expect(await userCount()).toBe(0);
     });
 
@@ -276,6 +296,35 @@ describe('npm run manage', () => {
       expect(empty.status).toBe(1);
       expect(empty.stderr).toBe(`${'Error: Password: This field may not be blank.\n'.repeat(3)}Aborting: too many attempts, the password was not changed.\n`);
       expect(await login('alice', 'old')).not.toBeNull();
+    });
+  });
+
+  describe('loaddata', () => {
+    test('--help says it loads users and their tokens, from Django, Django REST Framework and Laravel Sanctum', async () => {
+      const run = await cli(['loaddata', '--help'], { env: env() });
+      expect(run.status).toBe(0);
+      const help = run.stdout.replace(/\s+/g, ' ');
+      expect(help).toContain('load users and their API tokens');
+      expect(help).toContain("auth.user, Django REST Framework's authtoken.token");
+      expect(help).toContain("Sanctum's personal_access_tokens");
+    });
+  });
+
+  describe('openapi', () => {
+    test('--check and --accept together are refused as conflicting, and nothing is checked or written', async () => {
+      const run = await cli(['openapi', '--check', '--accept'], { env: env() });
+      expect(run).toMatchObject({ status: 1, stdout: '', stderr: "error: option '--check' cannot be used with option '--accept'\n" });
+    });
+  });
+
+  describe('output into a pipe', () => {
+    test('stops writing quietly when the reader goes away (`| head -1`): no stack trace, status 0', async () => {
+      // Both print more than a pipe holds (64 KiB), so they are still writing when the reader leaves.
+      expect(await intoHead(['openapi'])).toEqual({ status: 0, stderr: '' });
+      const users = path.join(dir, `users${counter}.csv`);
+      writeFileSync(users, ['username,email', ...Array.from({ length: 300 }, (_, i) => `user${i},user${i}@example.com`)].join('\n'));
+      expect((await cli(['loaddata', users], { env: env() })).status).toBe(0);
+      expect(await intoHead(['dumpdata'])).toEqual({ status: 0, stderr: '' });
     });
   });
 
