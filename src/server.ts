@@ -14,6 +14,7 @@ import { importAdminServerOnly } from './admin/server-imports.js';
 import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, seedsDemoData, type Config } from './config.js';
 import type { Translate } from './i18n.js';
 import { runPrimary } from './cluster.js';
+import { applicationAt } from './paths.js';
 import { createLogger } from './logger.js';
 import type { SeedOutcome } from './db/seeder.js';
 import type { Services } from './services.js';
@@ -136,9 +137,11 @@ async function startFailed(config: Config, error: unknown): Promise<never> {
     process.stderr.write(`${seeding.lines.join('\n')}\n`);
     process.exit(1);
   }
-  const { code, message } = error as NodeJS.ErrnoException;
-  const key = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' ? 'error.listen' : 'error.database';
-  process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message })}\n`);
+  const { code, message, name } = error as NodeJS.ErrnoException;
+  const listening = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
+  // By name: the services module (all of the application) is not loaded here to tell.
+  const key = listening ? 'error.listen' : name === 'ApplicationError' ? 'error.application' : 'error.database';
+  process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message, root: applicationAt(config.appRoot).root })}\n`);
   process.exit(1);
 }
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Sequelize } from 'sequelize';
 import { Accounts } from './auth/accounts.js';
 import { PasswordHasher } from './auth/hashers.js';
@@ -56,9 +57,24 @@ async function warnOfMissingIndexes(sequelize: Sequelize, registry: ResourceRegi
   }
 }
 
+/** The application's declarations could not be loaded: a mistake in one, or APP_ROOT naming no application. Not the database's doing. */
+export class ApplicationError extends Error {
+  override readonly name = 'ApplicationError';
+}
+
+async function loadRegistry(sequelize: Sequelize, application: ApplicationPaths, declarations: readonly ResourceDeclaration[] | undefined): Promise<ResourceRegistry> {
+  try {
+    return new ResourceRegistry(sequelize, declarations ?? (await loadDeclarations(application.resources)));
+  } catch (error) {
+    throw new ApplicationError((error as Error).message, { cause: error });
+  }
+}
+
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const application = options.application ?? applicationAt(config.appRoot);
+  // Before the migrations, which would fail to find theirs in words about the database.
+  if (!existsSync(application.resources)) throw new ApplicationError(`no compiled resources at ${application.resources}: APP_ROOT names no application of this project`);
   useApplicationLocales(application.locales);
   const sequelize = openDatabase(config.databaseUrl);
   try {
@@ -69,7 +85,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       const applied = await migrate(sequelize, migrationDirs);
       if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     }
-    const registry = new ResourceRegistry(sequelize, options.declarations ?? (await loadDeclarations(application.resources)));
+    const registry = await loadRegistry(sequelize, application, options.declarations);
     await warnOfMissingIndexes(sequelize, registry, logger);
     const accounts = new Accounts(registry, new PasswordHasher(config.passwordIterations));
     const tokenModel = registry.tokens();

@@ -6,7 +6,8 @@ import { ConfigError, describeConfigError, loadConfig, loadDotEnv } from '../con
 import { migrateTo, migrationPlan, UnknownMigration, type MigrationPlan, type MigrationTarget } from '../db/migrator.js';
 import { LANGUAGES, translator, type Language, type Translate } from '../i18n.js';
 import { createLogger } from '../logger.js';
-import { createServices, type Services } from '../services.js';
+import { applicationAt } from '../paths.js';
+import { ApplicationError, createServices, type Services } from '../services.js';
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
 import { acceptContract, checkContract } from './contract.js';
@@ -162,7 +163,8 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
     try {
       services = await createServices(config, { migrate: migrateFirst, logger: createLogger('warn') });
     } catch (error) {
-      throw new CommandFailed([t('error.database', { message: (error as Error).message })]);
+      const key = error instanceof ApplicationError ? 'error.application' : 'error.database';
+      throw new CommandFailed([t(key, { message: (error as Error).message, root: applicationAt(config.appRoot).root })]);
     }
     try {
       await task(services);

@@ -73,6 +73,11 @@ describe('list queries in the declarations', () => {
       expect(() => declare(query)).toThrow(message);
     });
 
+    test('a mistake in a declaration stops the services as the application\'s, not the database\'s', async () => {
+      const orphan = defineResource({ name: 'Orphan', table: 'orphans', fields: { id: field.id(), parent: field.reference('Nowhere', { as: 'parent', onDelete: 'CASCADE' }) } });
+      await expect(createServices(testConfig(), { declarations: [orphan], migrate: false })).rejects.toMatchObject({ name: 'ApplicationError', message: expect.stringContaining('Nowhere') });
+    });
+
     test('a hidden reference cannot be expanded', () => {
       const fields = { id: field.id(), reviewer: field.reference('User', { as: 'reviewer', hidden: true, nullable: true, onDelete: 'SET NULL' }) };
       expect(() => defineResource({ name: 'Secretive', table: 'secretive', fields, query: { expand: ['reviewer'] } })).toThrow('names "reviewer", which is no relation');

@@ -91,6 +91,15 @@ describe('the built server and CLI, as a newcomer runs them', () => {
     expect(bad.stderr).toMatch(/^Error: the database could not be used: /);
   });
 
+  test('an APP_ROOT naming no application stops the start and the CLI saying so, not blaming the database', async () => {
+    const elsewhere = { ...env, APP_ROOT: 'examples/nothing-here' };
+    for (const [script, args] of [[server, []], [manage, ['migrate', '--plan']]] as const) {
+      const bad = await run(script, [...args], elsewhere);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toMatch(/^Error: the application in .*examples\/nothing-here \(APP_ROOT\) could not be loaded: no compiled resources at /);
+    }
+  });
+
   test('an invalid setting stops the start with a clear message', async () => {
     const bad = await run(server, [], { ...env, PORT: 'eighty' });
     expect(bad.status).toBe(1);
