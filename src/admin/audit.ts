@@ -1,11 +1,12 @@
 /**
  * The admin's audit log: who created, edited or deleted which row, when, and
  * what changed. Written by DeclaredResource inside each write's transaction
- * (bulk deletes are one delete per row there, so one entry per row), into the
- * framework's own table (db/audit-table.ts). Secrets never reach it: a hidden
- * field of the declaration (a password hash, a remember token, a token's
- * hash) is logged as "changed" on an edit and as a mask on a create or a
- * delete, never by its value; a typed password is only ever the hash it became.
+ * (a bulk delete is one delete per row there, all in one transaction, so one
+ * entry per row), into the framework's own table (db/audit-table.ts).
+ * Secrets never reach it: a hidden field of the declaration (a password
+ * hash, a remember token, a token's hash) is logged as "changed" on an edit
+ * and as a mask on a create or a delete, never by its value; a typed
+ * password is only ever the hash it became.
  */
 import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';

@@ -1,5 +1,13 @@
 import './env.js';
-import AdminJS, { type ActionContext, type ActionRequest, type ResourceOptions, type ResourceWithOptions } from 'adminjs';
+import AdminJS, {
+  NotFoundError,
+  ValidationError as AdminValidationError,
+  type ActionContext,
+  type ActionRequest,
+  type BulkActionResponse,
+  type ResourceOptions,
+  type ResourceWithOptions,
+} from 'adminjs';
 import { translator } from '../i18n.js';
 import type { BoundResource, ResourceRegistry } from '../registry.js';
 import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
@@ -38,6 +46,31 @@ function accessible(action: AdminAction, allowed: readonly AdminAction[], policy
   };
 }
 
+/**
+ * The bulk delete, all or nothing (AdminJS's own deletes row by row, and a
+ * refused row left the others deleted): DeclaredResource.deleteAll deletes
+ * every row or none, and a refusal is the notice, as on a single delete.
+ */
+function bulkDelete(resource: DeclaredResource) {
+  return async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<BulkActionResponse> => {
+    const records = context.records ?? [];
+    if (records.length === 0) throw new NotFoundError('no records were selected.', 'Action#handler');
+    const shown = records.map((record) => record.toJSON(context.currentAdmin));
+    if (request.method !== 'post') return { records: shown };
+    try {
+      await resource.deleteAll(records.map((record) => String(record.id())), context);
+    } catch (error) {
+      if (!(error instanceof AdminValidationError)) throw error;
+      return { records: shown, notice: { message: error.baseError?.message ?? 'thereWereValidationErrors', type: 'error' } };
+    }
+    return {
+      records: shown,
+      notice: { message: records.length > 1 ? 'successfullyBulkDeleted_plural' : 'successfullyBulkDeleted', options: { count: records.length }, resourceId: resource.id(), type: 'success' },
+      redirectUrl: context.h.resourceUrl({ resourceId: resource.id() }),
+    };
+  };
+}
+
 function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null): ResourceOptions {
   const { declaration } = resource.bound;
   const exposure = declaration.admin ?? {};
@@ -66,7 +99,7 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
       edit: action('edit'),
       delete: action('delete'),
       // AdminJS asks this once per selected record: one refused row stops the whole bulk delete.
-      bulkDelete: action('delete'),
+      bulkDelete: { ...action('delete'), handler: bulkDelete(resource) },
       [EXPORT_ACTION]: exportAction(accessible('list', allowed, policy)),
       search: {
         isAccessible: allowed.includes('list'),

@@ -1,6 +1,6 @@
 import './env.js';
 import { createHash } from 'node:crypto';
-import { BaseProperty, BaseRecord, type BaseResource, type CurrentAdmin, type PropertyType, type RecordJSON } from 'adminjs';
+import { BaseProperty, BaseRecord, type ActionContext, type BaseResource, type CurrentAdmin, type PropertyType, type RecordJSON } from 'adminjs';
 import { formatDecimal } from '../cleaning.js';
 import { displayNameOf, type BoundResource } from '../registry.js';
 import { isColumn, type ComputedType, type FieldDeclaration } from '../resource.js';
@@ -169,6 +169,9 @@ export function changedFields(bound: BoundResource, opened: string, current: str
   return names.filter((_, index) => before[index] !== after[index]);
 }
 
+/** The type of a refusal of the staff member's right to a write (resource.ts); as a record's base error, the whole row is refused. */
+export const FORBIDDEN = 'forbidden';
+
 /** A property the declaration does not have as a visible field, e.g. the account's password to set. */
 export class VirtualProperty extends BaseProperty {
   constructor(path: string, type: PropertyType) {
@@ -197,6 +200,19 @@ export class DeclaredRecord extends BaseRecord {
 
   override title(): string {
     return displayNameOf(this.bound, (field) => this.param(field)) || String(this.id());
+  }
+
+  /**
+   * AdminJS puts the form's values on the record before it saves them. When
+   * the row itself is not the staff member's to change, the answer shows it
+   * as stored, not the refused values; a form with field errors keeps what
+   * was typed, to be corrected.
+   */
+  override async update(params: Record<string, unknown>, context?: ActionContext): Promise<BaseRecord> {
+    const stored = this.params;
+    await super.update(params, context);
+    if (this.baseError?.type === FORBIDDEN) this.params = stored;
+    return this;
   }
 
   override toJSON(currentAdmin?: CurrentAdmin): RecordJSON {

@@ -22,7 +22,7 @@ import { utcTimestamp } from '../timestamps.js';
 import { parsePk } from '../pk.js';
 import { RowWriter } from '../writes.js';
 import { staffOf, type StaffMember } from './staff.js';
-import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
+import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, FORBIDDEN, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
 import { listWhere, searchWhere, type QueryDialect } from './queries.js';
 import { listOrder, readAfter, type ListBatch, type ListPlace, type ListSort } from './keyset.js';
 import { formInput } from './forms.js';
@@ -200,10 +200,14 @@ export class DeclaredResource extends SequelizeResource {
   }
 
   override async findMany(ids: (string | number)[]): Promise<DeclaredRecord[]> {
+    return this.records(await this.findRowsById(ids));
+  }
+
+  /** The rows of those ids that name one, by id. */
+  private async findRowsById(ids: readonly (string | number)[]): Promise<Row[]> {
     const pks = ids.map((id) => parsePk(String(id))).filter((pk): pk is number => pk !== null);
     if (pks.length === 0) return [];
-    const rows = await this.bound.model.findAll({ where: { id: pks }, order: [['id', 'ASC']] });
-    return this.records(rows);
+    return this.bound.model.findAll({ where: { id: pks }, order: [['id', 'ASC']] });
   }
 
   override async populate(records: DeclaredRecord[], property: BaseProperty): Promise<DeclaredRecord[]> {
@@ -283,12 +287,38 @@ export class DeclaredResource extends SequelizeResource {
     const staff = staffOf(context);
     const row = await this.findById(id);
     if (!row) throw new NotFoundError(`No record ${id}`, 'delete');
-    const refusal = this.policy?.refuseDelete({ staff, row });
-    if (refusal) throw new AdminValidationError({}, { message: t(staff)(`admin:${refusal}`), type: 'forbidden' });
-    await this.refuseSuperusersRow(staff, row);
+    await this.refuseDelete(staff, row);
     const [before] = await this.paramsOf([row]);
     const within = (_: Row, transaction: Transaction): Promise<void> => this.audited('delete', staff, before ?? null, null, {}, transaction);
     await this.write(staff, (user) => this.writer.destroy(row, { user, within }));
+  }
+
+  /**
+   * A bulk delete, all or nothing: every row's refusals are checked before
+   * any row is deleted, and the rows go, each with its audit entry, in one
+   * transaction, so a hook that refuses one of them undoes them all. An id
+   * whose row is already gone is skipped.
+   */
+  async deleteAll(ids: readonly string[], context?: ActionContext): Promise<void> {
+    const staff = staffOf(context);
+    const rows = await this.findRowsById(ids);
+    for (const row of rows) await this.refuseDelete(staff, row);
+    const before = await this.paramsOf(rows);
+    await this.write(staff, (user) =>
+      this.writer.transaction(async (transaction) => {
+        for (const [index, row] of rows.entries()) {
+          const within = (_: Row, inner: Transaction): Promise<void> => this.audited('delete', staff, before[index] ?? null, null, {}, inner);
+          await this.writer.destroy(row, { user, transaction, within });
+        }
+      }),
+    );
+  }
+
+  /** Why the staff member may not delete the row, as the error the delete answers; nothing when they may. */
+  private async refuseDelete(staff: StaffMember, row: Row): Promise<void> {
+    const refusal = this.policy?.refuseDelete({ staff, row });
+    if (refusal) throw new AdminValidationError({}, { message: t(staff)(`admin:${refusal}`), type: FORBIDDEN });
+    await this.refuseSuperusersRow(staff, row);
   }
 
   /** One entry in the audit log, in the write's transaction: no change without its entry, no entry without its change. */
@@ -307,7 +337,8 @@ export class DeclaredResource extends SequelizeResource {
   /**
    * What belongs to a superuser (a row whose owner, or whose token's user,
    * is one) is theirs to change, as their account is: staff who are not
-   * superusers may neither edit nor delete it.
+   * superusers may neither edit nor delete it. The refusal names the owner
+   * field: AdminJS counts an edit with no field error as saved.
    */
   private async refuseSuperusersRow(staff: StaffMember, row: Row): Promise<void> {
     if (staff.isSuperuser) return;
@@ -315,10 +346,11 @@ export class DeclaredResource extends SequelizeResource {
     const owner = ownerField ?? tokenModel?.userField;
     const field = owner ? fields[owner] : undefined;
     const ownerId = owner ? row.get(owner) : null;
-    if (field?.kind !== 'reference' || ownerId === null || ownerId === undefined) return;
+    if (!owner || field?.kind !== 'reference' || ownerId === null || ownerId === undefined) return;
     const account = await this.targets(field.to).model.findByPk(ownerId as number);
     if (account?.get('is_superuser')) {
-      throw new AdminValidationError({}, { message: t(staff)('admin:accounts.superuser_owned'), type: 'forbidden' });
+      const refusal = { message: t(staff)('admin:accounts.superuser_owned'), type: FORBIDDEN };
+      throw new AdminValidationError({ [owner]: refusal }, refusal);
     }
   }
 
@@ -368,7 +400,7 @@ export class DeclaredResource extends SequelizeResource {
     // A form value the serializer never saw (JSON text that does not parse) says why in its own words.
     for (const [field, code] of Object.entries(formErrors)) errors[field] = { message: translate(code) };
     const refusals = (await this.policy?.prepare(params, values, context)) ?? {};
-    for (const [field, key] of Object.entries(refusals)) errors[field] ??= { message: translate(`admin:${key}`), type: 'forbidden' };
+    for (const [field, key] of Object.entries(refusals)) errors[field] ??= { message: translate(`admin:${key}`), type: FORBIDDEN };
     if (Object.keys(errors).length > 0) {
       throw new AdminValidationError(errors, { message: translate('admin:errors.validation_failed') });
     }

@@ -7,6 +7,7 @@ import { loadDeclarations } from '../../../src/registry.js';
 import { defineResource, field } from '../../../src/resource.js';
 import { bookFields, Genre } from '../../fixtures/admin-books/resources.js';
 import { migrationsDir, projectRoot } from '../../../src/paths.js';
+import { auditModel } from '../../../src/admin/audit.js';
 
 /**
  * Every field kind in the admin, on a throwaway set of resources declared
@@ -50,6 +51,10 @@ const Book = defineResource({
     // After the row and its links are written: a refusal must undo both.
     afterUpdate: (ctx) => {
       if (ctx.data.title === 'Forbidden') ctx.refuse('title', 'forbidden_title');
+    },
+    // After the row is deleted: a bulk delete must undo the rows deleted before it too.
+    afterDestroy: (ctx) => {
+      if (ctx.row?.get('title') === 'Undeletable') ctx.refuse('non_field_errors', 'undeletable');
     },
   },
 });
@@ -254,6 +259,16 @@ describe('the admin with every field kind', () => {
     expect(res.body.record.errors.title.message).toBe('resources:book.errors.forbidden_title');
     expect((await t.services.registry.get('Book').model.findByPk(Number(book)))?.get('title')).not.toBe('Forbidden');
     expect(await links(book)).toEqual([]);
+  });
+
+  test("a bulk delete is all or nothing: a hook's refusal of one row keeps every row, logs nothing and says why", async () => {
+    const ids: string[] = [];
+    for (const title of ['Doomed first', 'Undeletable', 'Doomed last']) ids.push(String((await create({ title })).body.record.id));
+    const entries = await auditModel(t.services.sequelize).count();
+    const res = await root.post(`/admin/api/resources/books/bulk/bulkDelete?recordIds=${ids.join(',')}`).set('Accept-Language', 'en');
+    expect(res.body.notice).toEqual({ message: 'resources:book.errors.undeletable', type: 'error' });
+    expect(await t.services.registry.get('Book').model.count({ where: { id: ids.map(Number) } })).toBe(3);
+    expect(await auditModel(t.services.sequelize).count()).toBe(entries);
   });
 
   test('lists show computed counts and filter by enum, number and date; JSON, genres and counts are no filters', async () => {

@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { apiToken, useTestApp, type TestApp } from '../../helpers/app.js';
-import { adminAgent, staffAgents, submit, type Agent } from '../../helpers/admin.js';
+import { adminAgent, openEditForm, staffAgents, submit, type Agent } from '../../helpers/admin.js';
 import { formToken } from '../../helpers/pages.js';
 import { WITH_HIDDEN } from '../../../src/registry.js';
+import { auditModel } from '../../../src/admin/audit.js';
 
 const LOAD_TIMEOUT = 60_000;
 const REMEMBER_TOKEN = 'remember-me-0123456789abcdef';
+const SUPERUSERS_ROW = 'Only a superuser may change or delete what belongs to a superuser.';
 
 async function userRow(t: TestApp, username: string) {
   const row = await t.services.registry.users().model.scope(WITH_HIDDEN).findOne({ where: { username } });
@@ -341,6 +343,44 @@ describe('the admin resources', () => {
       expect(comment.get('title')).toBe('By root');
       expect((await root.post(`/admin/api/resources/personal_access_tokens/records/${String(tokenRow?.get('id'))}/delete`)).body.notice.type).toBe('success');
       await request(t.app).get('/api/user').auth(token, { type: 'bearer' }).expect(401);
+    });
+
+    test("a staff member's edit of a superuser's comment is answered as refused, with the comment as stored", async () => {
+      const boss = await userId(t, 'boss');
+      const comment = await t.services.registry.get('Comment').model.create({ title: 'Untouched', body: 'Mine', user_id: boss });
+      const entries = await auditModel(t.services.sequelize).count();
+      const typed = await submit(staffer, `comments/records/${String(comment.get('id'))}/edit`, { title: 'pwned' });
+      const form = await (await openEditForm(staffer, 'comments', String(comment.get('id')))).save({ title: 'pwned' });
+      for (const res of [typed, form]) {
+        expect(res.body.notice).toEqual({ message: SUPERUSERS_ROW, type: 'error' });
+        expect(res.body.record.params.title).toBe('Untouched');
+        expect(res.body.redirectUrl).toBeUndefined();
+      }
+      await comment.reload();
+      expect(comment.get('title')).toBe('Untouched');
+      expect(await auditModel(t.services.sequelize).count()).toBe(entries);
+    });
+
+    test("a bulk delete that includes a superuser's comment or token deletes none of them, logs nothing and says why", async () => {
+      const comments = t.services.registry.get('Comment').model;
+      const [alice, boss] = [await userId(t, 'alice'), await userId(t, 'boss')];
+      const ids: number[] = [];
+      for (const owner of [alice, boss, alice]) ids.push((await comments.create({ title: 'Bulk', body: 'Stays', user_id: owner })).get('id') as number);
+      const entries = await auditModel(t.services.sequelize).count();
+      const res = await staffer.post(`/admin/api/resources/comments/bulk/bulkDelete?recordIds=${ids.join(',')}`).set('Accept-Language', 'en');
+      expect(res.body.notice).toEqual({ message: SUPERUSERS_ROW, type: 'error' });
+
+      const tokens: string[] = [];
+      const tokenIds: string[] = [];
+      for (const username of ['alice', 'boss']) {
+        tokens.push(await apiToken(t, username));
+        tokenIds.push(String((await t.services.registry.tokens()!.model.findOne({ order: [['id', 'DESC']] }))?.get('id')));
+      }
+      const revoke = await staffer.post(`/admin/api/resources/personal_access_tokens/bulk/bulkDelete?recordIds=${tokenIds.join(',')}`).set('Accept-Language', 'en');
+      expect(revoke.body.notice).toEqual({ message: SUPERUSERS_ROW, type: 'error' });
+      expect(await comments.count({ where: { id: ids } })).toBe(3);
+      for (const token of tokens) await request(t.app).get('/api/user').auth(token, { type: 'bearer' }).expect(200);
+      expect(await auditModel(t.services.sequelize).count()).toBe(entries);
     });
 
     test('deleting a token revokes it', async () => {
