@@ -66,6 +66,7 @@ export const FIELD_ERRORS = {
   enter_whole_number: 'validation.enter_whole_number',
   enter_datetime: 'validation.enter_datetime',
   too_many_values: 'validation.too_many_values',
+  too_many_short_values: 'validation.too_many_short_values',
   operator_not_allowed: 'validation.operator_not_allowed',
   min_value: 'validation.min_value',
   max_value: 'validation.max_value',

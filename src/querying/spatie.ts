@@ -17,7 +17,7 @@ import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QueryS
 import { queryPairs } from '../context.js';
 import type { RequestContext } from '../contracts.js';
 import { RANGES } from './declaration.js';
-import { commaList, filterValue, filterValues, MAX_FILTER_VALUES, searchTerms } from './values.js';
+import { commaList, filterValue, filterValues, MAX_FILTER_VALUES, searchTerms, substringValues } from './values.js';
 
 const SEARCH_FILTER = 'search';
 /** The `fields` key of the listed rows' own type when the client names none (`fields=id,title`). */
@@ -105,7 +105,7 @@ export class SpatieQueryDialect implements QueryDialect {
     const kind = filterKind(filter);
     if (kind !== 'operator') {
       // Partial and exact values are alternatives (spatie's orWhere, whereIn).
-      const read = filterValues(kind === 'partial' ? 'text' : filter.kind, values, this.parseTime);
+      const read = kind === 'partial' ? substringValues(values, this.parseTime) : filterValues(filter.kind, values, this.parseTime);
       if ('error' in read) errors.add(name, read.error, read.params);
       return 'error' in read ? [] : [{ field: filter.field, lookup: kind === 'partial' ? 'icontains' : 'exact', values: read.values }];
     }

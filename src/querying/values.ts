@@ -8,6 +8,7 @@ import type { FieldErrorCode, MessageParams } from '../errors.js';
 import { parseBoolean } from '../serializers.js';
 import type { FieldDeclaration } from '../resource.js';
 import type { FilterValue } from './spec.js';
+import { TRIGRAM } from './text-search.js';
 
 export type ParsedValue = { value: FilterValue } | { error: FieldErrorCode };
 
@@ -20,6 +21,12 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** At most this many values in one `in` filter: each is a bound value of the query. */
 export const MAX_FILTER_VALUES = 100;
 /** A search reads at most this many characters, and this many terms of them. */
+/**
+ * Most values of one substring filter shorter than the trigram index finds
+ * (src/querying/text-search.ts): each such value is a scan of the table, as
+ * each search term is (MAX_SEARCH_TERMS).
+ */
+export const MAX_SHORT_SUBSTRINGS = 10;
 export const MAX_SEARCH_LENGTH = 500;
 export const MAX_SEARCH_TERMS = 10;
 
@@ -61,6 +68,14 @@ export function filterValue(kind: FieldDeclaration['kind'], text: string, parseT
     case 'computed':
       return { error: 'invalid_string' };
   }
+}
+
+/** The values of one substring filter: as text, at most MAX_SHORT_SUBSTRINGS of them too short for the trigram index. */
+export function substringValues(texts: readonly string[], parseTime: (text: string) => Date | null): ReturnType<typeof filterValues> {
+  const read = filterValues('text', texts, parseTime);
+  if ('error' in read) return read;
+  const short = read.values.filter((value) => [...String(value)].length < TRIGRAM).length;
+  return short > MAX_SHORT_SUBSTRINGS ? { error: 'too_many_short_values', params: { max: MAX_SHORT_SUBSTRINGS, min: TRIGRAM } } : read;
 }
 
 /**
