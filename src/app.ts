@@ -17,7 +17,7 @@ import { FORTIFY_DOCS, PASSWORD_UPDATE_DOCS } from './sites/fortify-docs.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
-import { absoluteFormTargets, hostCheck } from './middleware/hosts.js';
+import { hostCheck } from './middleware/hosts.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminHeaders, productHeaders } from './middleware/security.js';
 
@@ -84,7 +84,6 @@ export function createApp(services: Services): App {
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
   const mounts = siteMounts(services);
-  app.use(absoluteFormTargets());
   // Before anything reads the request: a host not in ALLOWED_HOSTS is 400 (the health checks answer any host).
   app.use(hostCheck({ allowedHosts: config.allowedHosts, mounts, exempt: HEALTH_DOCS.map(({ path }) => path), logger }));
   // First the admin: it reads its own bodies, has its own session cookie and its own CSP.

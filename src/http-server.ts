@@ -12,6 +12,7 @@
  */
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Express } from 'express';
+import { toOriginForm } from './middleware/hosts.js';
 
 /** `prototype` made to stand for Express's `own` (the application's request or response prototype): its chain and what it holds. */
 function adopted<T extends object>(own: T, prototype: object): T {
@@ -36,7 +37,10 @@ export function createHttpServer(app: Express, requestTimeoutSeconds: number): S
   const timeout = requestTimeoutSeconds * 1000;
   return createServer(
     { IncomingMessage: AppRequest, ServerResponse: AppResponse, requestTimeout: timeout, headersTimeout: timeout, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
-    app,
+    (req, res) => {
+      toOriginForm(req);
+      app(req, res);
+    },
   );
 }
 

@@ -188,7 +188,7 @@ export class ModelViewSet extends StoredWritesViewSet {
     let found = this.inputs.get(name);
     if (!found) {
       const declaration = { ...this.resource.declaration, fields: { ...this.resource.declaration.fields, ...input } };
-      found = new Serializer({ ...this.resource, declaration }, { fields: Object.keys(input), formatTimestamp: (date) => this.site.formatTimestamp(date) });
+      found = new Serializer({ ...this.resource, declaration }, { fields: Object.keys(input), formatTimestamp: (date) => this.site.formatTimestamp(date), numbersAsText: this.site.numbersAsText });
       this.inputs.set(name, found);
     }
     return found;

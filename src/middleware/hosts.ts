@@ -4,6 +4,7 @@
  * request naming a host this service is not served under is refused with 400
  * before anything reads it: no session, no database, no link.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { createContext, requestHost } from '../context.js';
 import type { Site } from '../contracts.js';
@@ -55,20 +56,20 @@ const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)(.*)$/is;
  * A request may name its URL whole (`GET http://example.com/comments/`),
  * and then that host, not the Host header's, is the request's (RFC 9112,
  * 3.2.2). The target becomes its path and the Host header that host, so the
- * host check and every link see the one host the request names. Mounted
- * before anything reads the URL.
+ * host check and every link see the one host the request names. Called
+ * before Express sees the request: its router keeps the URL's prefix from
+ * the moment the request enters it. Credentials in the URL (`user:pw@host`,
+ * which RFC 9110 calls an error) leave the host a bare `@`, which is no host:
+ * the request is refused, and they are never logged.
  */
-export function absoluteFormTargets(): RequestHandler {
-  return (req, _res, next) => {
-    if (req.url.startsWith('/')) return next();
-    const target = ABSOLUTE_FORM.exec(req.url);
-    if (target) {
-      const [, authority = '', rest = ''] = target;
-      req.headers.host = authority;
-      req.url = req.originalUrl = rest.startsWith('/') ? rest : `/${rest}`;
-    }
-    next();
-  };
+export function toOriginForm(req: IncomingMessage): void {
+  const { url = '/' } = req;
+  if (url.startsWith('/')) return;
+  const target = ABSOLUTE_FORM.exec(url);
+  if (!target) return;
+  const [, authority = '', rest = ''] = target;
+  req.headers.host = authority.includes('@') ? '@' : authority;
+  req.url = rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 /** Refuses, with the site's `invalid_host` error, a request whose host is malformed or not allowed. */

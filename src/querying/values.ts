@@ -20,13 +20,13 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** At most this many values in one `in` filter: each is a bound value of the query. */
 export const MAX_FILTER_VALUES = 100;
-/** A search reads at most this many characters, and this many terms of them. */
 /**
  * Most values of one substring filter shorter than the trigram index finds
  * (src/querying/text-search.ts): each such value is a scan of the table, as
  * each search term is (MAX_SEARCH_TERMS).
  */
 export const MAX_SHORT_SUBSTRINGS = 10;
+/** A search reads at most this many characters, and this many terms of them. */
 export const MAX_SEARCH_LENGTH = 500;
 export const MAX_SEARCH_TERMS = 10;
 

@@ -143,6 +143,16 @@ describe('custom actions and hooks declared on a resource', () => {
     expect(res.body.data.name).toBe('after');
   });
 
+  test("a number for an action's text input is the site's: its text at the root, Laravel's 422 under /api", async () => {
+    const id = await created('before');
+    const root = await client.actingAs(staff).post(`/tags/${id}/rename/`).send({ name: 42 });
+    expect(root.status).toBe(200);
+    expect(root.body.name).toBe('42');
+    const token = await client.actingAs(staff).post(`/api/tags/${id}/rename`).send({ name: 7 });
+    expect(token.status).toBe(422);
+    expect(token.body.errors).toEqual({ name: ['The name field must be a string.'] });
+  });
+
   test('a detail action that changes its row honours If-Match: 412 and nothing changed when the row changed since it was read', async () => {
     const id = await created('versioned');
     const read = await client.actingAs(staff).get(`/tags/${id}/`);

@@ -1,10 +1,10 @@
-import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
 import { hostName, isAllowedHost } from '../../../src/middleware/hosts.js';
-import { credentials, useTestApp, type TestApp } from '../../helpers/app.js';
+import { listen } from '../../../src/http-server.js';
+import { apiToken, credentials, useTestApp, type TestApp } from '../../helpers/app.js';
 
 const alice = credentials('alice');
 
@@ -104,17 +104,15 @@ describe('ALLOWED_HOSTS by default: the loopback names and HOST', () => {
   });
 
   /** A request written as its bytes, for a request-target no HTTP client writes (`GET http://host/path`). */
-  async function rawRequest(target: string, host: string): Promise<{ status: number; body: string }> {
-    const server = t.app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
+  async function rawRequest(target: string, host: string, authorization = `Basic ${Buffer.from(alice.join(':')).toString('base64')}`): Promise<{ status: number; head: string; body: string }> {
+    const server = await listen(t.app, 0, '127.0.0.1', 30);
     try {
       const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      const auth = Buffer.from(alice.join(':')).toString('base64');
-      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Basic ${auth}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`);
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`);
       const chunks: Buffer[] = [];
       for await (const chunk of socket) chunks.push(chunk as Buffer);
       const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
-      return { status: Number(head.split(' ')[1]), body };
+      return { status: Number(head.split(' ')[1]), head, body };
     } finally {
       server.close();
     }
@@ -131,6 +129,23 @@ describe('ALLOWED_HOSTS by default: the loopback names and HOST', () => {
     const res = await rawRequest('http://localhost:8000/comments/?page_size=1', 'evil.example.com');
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).next).toBe('http://localhost:8000/comments/?page=2&page_size=1');
+  });
+
+  test('a URL written whole reaches the site mounted under its path as its path alone would: the token site, the admin', async () => {
+    const token = await apiToken(t, 'alice');
+    const [first] = (await t.http.get('/api/comments').auth(token, { type: 'bearer' })).body.comments as { id: number }[];
+    const one = await rawRequest(`http://localhost:8000/api/comments/${first?.id}`, 'localhost', `Bearer ${token}`);
+    expect(one.status).toBe(200);
+    expect(JSON.parse(one.body).comment).toMatchObject({ id: first?.id, title: 'one' });
+    expect((await rawRequest(`http://localhost:8000/api/comments/${first?.id}`, 'localhost', 'Bearer 1|nope')).status).toBe(401);
+    const admin = await rawRequest('http://localhost:8000/admin/login', 'localhost', '');
+    expect(admin.status).toBe(200);
+  });
+
+  test('a URL written whole with credentials in it is 400, and the credentials are in no answer', async () => {
+    const res = await rawRequest('http://alice:secret-pw@localhost:8000/comments/', 'localhost');
+    expect(res.status).toBe(400);
+    expect(`${res.head}${res.body}`).not.toContain('secret-pw');
   });
 
   test.each(['bad host', 'a_b.localhost', 'localhost:port', '[::1', 'évil', 'localhost/x', 'user@localhost'])(
