@@ -25,25 +25,43 @@ export function currentDescription(services: Services): string {
   return `${JSON.stringify(openApiDocument(describedRoutes(siteMounts(services)), CONTRACT_LANGUAGE), null, 2)}\n`;
 }
 
-/** What changed since the committed description; throws when that file is missing or unreadable. */
-export function contractChanges(services: Services, t: Translate): ContractChange[] {
-  const file = contractFile(services);
-  let accepted: unknown;
+/** The committed description's text; throws when that file is missing or unreadable. */
+function acceptedText(file: string, t: Translate): string {
   try {
-    accepted = JSON.parse(readFileSync(file, 'utf8'));
+    const text = readFileSync(file, 'utf8');
+    JSON.parse(text);
+    return text;
   } catch (error) {
     throw new CommandFailed([t('openapi.unreadable', { file, message: (error as Error).message })]);
   }
-  return compareDescriptions(accepted as Parameters<typeof compareDescriptions>[0], JSON.parse(currentDescription(services)) as Parameters<typeof compareDescriptions>[1]);
 }
 
-/** Lines for people; a breaking change fails the command (exit 1). */
-export function checkContract(services: Services, t: Translate): string[] {
-  const changes = contractChanges(services, t);
+type Description = Parameters<typeof compareDescriptions>[0];
+
+/** What changed since the committed description; throws when that file is missing or unreadable. */
+export function contractChanges(services: Services, t: Translate): ContractChange[] {
+  const accepted = JSON.parse(acceptedText(contractFile(services), t)) as Description;
+  return compareDescriptions(accepted, JSON.parse(currentDescription(services)) as Description);
+}
+
+/**
+ * Lines for people comparing the committed description (`accepted`, the
+ * file's text) with the current one; a breaking change fails the command
+ * (exit 1). Texts that changed break nothing, but are said, so that the
+ * committed file does not drift from what the server serves.
+ */
+export function compareWithAccepted(accepted: string, current: string, file: string, t: Translate): string[] {
+  const changes = compareDescriptions(JSON.parse(accepted) as Description, JSON.parse(current) as Description);
   const breaking = changes.filter((change) => change.kind === 'breaking');
   const lines = changes.map(describeChange);
-  if (breaking.length > 0) throw new CommandFailed([...lines, t('openapi.breaking', { count: breaking.length, file: contractFile(services) })]);
-  return [...lines, changes.length > 0 ? t('openapi.additive', { count: changes.length }) : t('openapi.unchanged')];
+  if (breaking.length > 0) throw new CommandFailed([...lines, t('openapi.breaking', { count: breaking.length, file })]);
+  if (changes.length > 0) return [...lines, t('openapi.additive', { count: changes.length })];
+  return [accepted === current ? t('openapi.unchanged') : t('openapi.texts_differ', { file })];
+}
+
+export function checkContract(services: Services, t: Translate): string[] {
+  const file = contractFile(services);
+  return compareWithAccepted(acceptedText(file, t), currentDescription(services), file, t);
 }
 
 export function acceptContract(services: Services, t: Translate): string {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { checkContract, contractChanges } from '../../../src/cli/contract.js';
+import { checkContract, compareWithAccepted, contractChanges } from '../../../src/cli/contract.js';
 import { translator } from '../../../src/i18n.js';
 import { describeChange } from '../../../src/openapi/compatibility.js';
 import { createTestClient, type TestClient } from '../../../src/testing/index.js';
@@ -25,5 +25,20 @@ describe.each([['the comment service', '.'], ['the blog', 'examples/blog']])('%s
 
   test('passes `manage openapi --check`', () => {
     expect(checkContract(client.services, t).at(-1)).toMatch(/matches openapi\.json|additive change/);
+  });
+});
+
+describe('manage openapi --check on texts', () => {
+  const current = JSON.stringify({ openapi: '3.1.0', info: { title: 'T', version: '1' }, paths: { '/things': { get: { description: 'Now.', responses: { 200: { description: 'OK' } } } } } }, null, 2);
+
+  test('the same description matches', () => {
+    expect(compareWithAccepted(current, current, 'openapi.json', t)).toEqual(['The API description matches openapi.json.']);
+  });
+
+  test('a committed description whose texts changed breaks nothing, but is said to be out of date', () => {
+    const older = current.replace('Now.', 'Before.');
+    expect(compareWithAccepted(older, current, 'openapi.json', t)).toEqual([
+      'The API description matches openapi.json but for its texts: nothing breaks. Bring openapi.json up to date with npm run manage -- openapi --accept.',
+    ]);
   });
 });
