@@ -114,7 +114,8 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
   root
     .command('openapi')
     .description('print the OpenAPI 3.1 description of both APIs (what GET /openapi.json serves); or guard it')
-    .addOption(new Option('--language <language>', 'language of its texts').choices([...LANGUAGES]))
+    // The committed contract is in English whatever is asked: a language beside --check or --accept would be ignored.
+    .addOption(new Option('--language <language>', 'language of its texts').choices([...LANGUAGES]).conflicts(['check', 'accept']))
     .addOption(new Option('--check', 'compare it with the committed openapi.json: exit 1 on a breaking change, list additive ones').conflicts('accept'))
     .option('--accept', 'write it to openapi.json: the change is intended')
     .action((options: { language?: Language; check?: boolean; accept?: boolean }) =>

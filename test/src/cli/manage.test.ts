@@ -315,6 +315,14 @@ describe('npm run manage', () => {
       const run = await cli(['openapi', '--check', '--accept'], { env: env() });
       expect(run).toMatchObject({ status: 1, stdout: '', stderr: "error: option '--check' cannot be used with option '--accept'\n" });
     });
+
+    test('--language beside --check or --accept is refused: the committed description is in English', async () => {
+      for (const other of ['--check', '--accept']) {
+        const run = await cli(['openapi', '--language', 'ja', other], { env: env() });
+        expect(run).toMatchObject({ status: 1, stdout: '' });
+        expect(run.stderr).toMatch(/^error: option '--language <language>' cannot be used with option '--(check|accept)'\n$/);
+      }
+    });
   });
 
   describe('output into a pipe', () => {
