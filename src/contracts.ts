@@ -63,8 +63,10 @@ export interface ViewInfo {
   parentName?: string;
   allow?: string;
   form?: BrowsableForm;
-  /** The shown row's entity tag: its forms send it as If-Match. */
+  /** The shown row's entity tag (the page shows it as the answer's ETag). */
   version?: string;
+  /** What the page's forms send as If-Match: the shown row's tag, or on a refused write's page the one that write was sent with. */
+  formVersion?: string;
   /** A list's "Filters": its filter and search inputs, and links that order it. */
   query?: QueryForm;
   /** The resource's custom actions on this page (a row's or the list's), as buttons. */

@@ -241,7 +241,7 @@ export const htmlRenderer: Renderer = {
       // The headers of the JSON answer this page shows.
       headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary], ...(view.version ? [['ETag', view.version]] : [])],
       // The forms that change or delete the row send it as If-Match: a row changed meanwhile is not overwritten (412).
-      version: view.version,
+      version: view.formVersion ?? view.version,
       form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
       query: view.query,
       actions: view.actions ?? [],

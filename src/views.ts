@@ -194,7 +194,9 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     const rowLink = listPage ? listRowLink(ctx, endpoint) : undefined;
     // Only a page asked as HTML offers a form: no promise to wait for otherwise.
     const form = html ? await browsableForm(ctx, endpoint, response) : undefined;
-    const view = { name, parentName, allow, form, query, actions, version: response.version, rowLink };
+    // A refused write's page (400, 412) shows no row: its forms keep the version the write was sent with, so a save from it is checked again, never taken unchecked.
+    const sentVersion = html && req.method !== 'GET' && response.status >= 400 ? req.headers['if-match'] : undefined;
+    const view = { name, parentName, allow, form, query, actions, version: response.version, formVersion: response.version ?? sentVersion, rowLink };
     await send(ctx, response, view, logger);
   };
 }

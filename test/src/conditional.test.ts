@@ -192,4 +192,21 @@ describe('the browsable page', () => {
     expect(tags.length).toBeGreaterThanOrEqual(2);
     for (const tag of tags) expect(tag).toBe(etag);
   });
+
+  test('a refused save shows its forms again with the version it was sent with, so the next save is checked, never taken unchecked', async () => {
+    const created = await t.http.post('/comments/').set(basic('alice')).send({ title: 'paged', body: 'a body' });
+    const id = created.body.id as number;
+    const etag = tagOf(await t.http.get(`/comments/${id}/`).set(basic('alice')));
+    const formTags = (html: string) => [...html.matchAll(/data-if-match="([^"]*)"/g)].map(([, value]) => (value ?? '').replaceAll('&quot;', '"').replaceAll('&#34;', '"'));
+    const invalid = await t.http.put(`/comments/${id}/`).set(basic('alice')).set('Accept', 'text/html').set('If-Match', etag).send({ title: '', body: 'b' });
+    expect(invalid.status).toBe(400);
+    expect(formTags(invalid.text).length).toBeGreaterThanOrEqual(2);
+    for (const tag of formTags(invalid.text)) expect(tag).toBe(etag);
+    await t.http.patch(`/comments/${id}/`).set(basic('alice')).send({ title: 'elsewhere' });
+    const stale = await t.http.put(`/comments/${id}/`).set(basic('alice')).set('Accept', 'text/html').set('If-Match', etag).send({ title: 'mine', body: 'b' });
+    expect(stale.status).toBe(412);
+    for (const tag of formTags(stale.text)) expect(tag).toBe(etag);
+    const again = await t.http.put(`/comments/${id}/`).set(basic('alice')).set('If-Match', formTags(stale.text)[0] ?? '').send({ title: 'mine', body: 'b' });
+    expect(again.status).toBe(412);
+  });
 });
