@@ -205,6 +205,7 @@ describe('the browsable page', () => {
     await t.http.patch(`/comments/${id}/`).set(basic('alice')).send({ title: 'elsewhere' });
     const stale = await t.http.put(`/comments/${id}/`).set(basic('alice')).set('Accept', 'text/html').set('If-Match', etag).send({ title: 'mine', body: 'b' });
     expect(stale.status).toBe(412);
+    expect(stale.text).toContain('HTTP 412 前提条件を満たしていません');
     for (const tag of formTags(stale.text)) expect(tag).toBe(etag);
     const again = await t.http.put(`/comments/${id}/`).set(basic('alice')).set('If-Match', formTags(stale.text)[0] ?? '').send({ title: 'mine', body: 'b' });
     expect(again.status).toBe(412);

@@ -247,6 +247,9 @@ describe('CSRF protection of session requests', () => {
     const token = await agent.post('/api/comments').set('Accept', 'application/json').send({ title: 't', body: 'b' });
     expect(token.status).toBe(419);
     expect(token.body).toEqual({ message: 'CSRF token mismatch.' });
+    const page = await agent.post('/api/comments').set('Accept', 'text/html').send({ title: 't', body: 'b' });
+    expect(page.status).toBe(419);
+    expect(page.text).toContain('<h1>419 | Page Expired</h1>');
     const wrong = await agent.post('/comments/').set('X-CSRFToken', 'f'.repeat(64)).set('Accept', 'application/json').send({ title: 't', body: 'b' });
     expect(wrong.status).toBe(403);
     expect(await count()).toBe(before);
