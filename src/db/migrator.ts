@@ -4,6 +4,7 @@ import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrationFn } from 'umzug';
 import { migrationsDir } from '../paths.js';
 import { MIGRATIONS_TABLE, migrationFiles, migrationName } from './migration-files.js';
+import { withMigrationLock } from './migration-lock.js';
 
 export type Migration = MigrationFn<QueryInterface>;
 
@@ -38,7 +39,7 @@ export function createMigrator(sequelize: Sequelize, dirs: readonly string[] = [
 
 /** Applies every pending migration; returns the names applied. */
 export async function migrate(sequelize: Sequelize, dirs?: readonly string[]): Promise<string[]> {
-  const applied = await createMigrator(sequelize, dirs).up();
+  const applied = await withMigrationLock(sequelize, () => createMigrator(sequelize, dirs).up());
   return applied.map((migration) => migration.name);
 }
 
@@ -88,9 +89,11 @@ export async function migrationPlan(sequelize: Sequelize, dirs: readonly string[
 
 /** Carries out `migrationPlan`; returns what it did. */
 export async function migrateTo(sequelize: Sequelize, dirs: readonly string[], target: MigrationTarget = { kind: 'latest' }): Promise<MigrationPlan> {
-  const plan = await migrationPlan(sequelize, dirs, target);
-  const migrator = createMigrator(sequelize, dirs);
-  if (plan.direction === 'up') await migrator.up({ migrations: plan.names });
-  else await migrator.down({ migrations: plan.names });
-  return plan;
+  return withMigrationLock(sequelize, async () => {
+    const plan = await migrationPlan(sequelize, dirs, target);
+    const migrator = createMigrator(sequelize, dirs);
+    if (plan.direction === 'up') await migrator.up({ migrations: plan.names });
+    else await migrator.down({ migrations: plan.names });
+    return plan;
+  });
 }

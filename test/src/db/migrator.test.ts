@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { openDatabase } from '../../../src/db/database.js';
@@ -80,5 +83,24 @@ describe('migrations', () => {
     expect((await sequelize.getQueryInterface().showAllTables()).sort()).toEqual(
       ['admin_audit_log', 'comments', ...text, 'personal_access_tokens', 'row_counts', 'schema_migrations', 'sessions', 'users'],
     );
+  });
+});
+
+describe('migrations started at once by two processes', () => {
+  test('on a new database, both succeed and each migration is applied once: the second waits, then finds nothing left', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-migrate-'));
+    const database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+    const [first, second] = [openDatabase(database.url), openDatabase(database.url)];
+    try {
+      const [a, b] = await Promise.all([migrate(first), migrate(second)]);
+      const all = (await createMigrator(first).executed()).map((migration) => migration.name);
+      expect([...a, ...b].sort()).toEqual([...all].sort());
+      expect(all.length).toBeGreaterThan(0);
+    } finally {
+      await first.close();
+      await second.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
