@@ -49,7 +49,7 @@ export interface Config {
   passwordIterations: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
-  /** Seconds a client has to send a whole request, headers and body; then 408 and the connection is closed. */
+  /** Seconds a request may take to arrive, headers and body, until it has been read; then 408 and the connection is closed. */
   requestTimeout: number;
   logLevel: string;
 }

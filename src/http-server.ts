@@ -25,9 +25,9 @@ function adopted<T extends object>(own: T, prototype: object): T {
 const TIMEOUT_CHECK_MS = 1_000;
 
 /**
- * `requestTimeoutSeconds`: how long a client may take to send its request,
- * headers and body. Node's defaults (60 s for the headers, 300 s in all,
- * checked every 30 s) let a slow client hold a connection for minutes.
+ * `requestTimeoutSeconds`: how long a request may take to arrive, headers and
+ * body, until it has been read. Node's defaults (60 s for the headers, 300 s
+ * in all, checked every 30 s) let a slow client hold a connection for minutes.
  */
 export function createHttpServer(app: Express, requestTimeoutSeconds: number): Server {
   class AppRequest extends IncomingMessage {}
@@ -43,7 +43,6 @@ export function createHttpServer(app: Express, requestTimeoutSeconds: number): S
     },
   );
 }
-
 
 /**
  * `app.listen(port, host)` with that server: resolves once it listens. As

@@ -25,7 +25,10 @@ function ftsPhrase(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
 }
 
-const codePoints = (text: string): number => [...text].length;
+/** Whether a trigram index can find `term`; a shorter one is a scan of the table. */
+export function indexFinds(term: string): boolean {
+  return [...term].length >= TRIGRAM;
+}
 
 export class TextSearch {
   /** Per table, the columns its FTS5 table covers (SQLite only), read once. */
@@ -55,7 +58,7 @@ export class TextSearch {
 
   /** Some of `columns` contains `term`, ignoring case. */
   async contains(model: RowModel, columns: readonly string[], term: string): Promise<WhereOptions> {
-    if (this.sequelize.getDialect() === 'sqlite' && codePoints(term) >= TRIGRAM) {
+    if (this.sequelize.getDialect() === 'sqlite' && indexFinds(term)) {
       const covered = await this.ftsColumns(model.getTableName() as string);
       if (columns.every((column) => covered.has(column))) return this.ftsMatch(model, columns, term, covered.size === columns.length);
     }

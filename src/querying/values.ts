@@ -8,7 +8,7 @@ import type { FieldErrorCode, MessageParams } from '../errors.js';
 import { parseBoolean } from '../serializers.js';
 import type { FieldDeclaration } from '../resource.js';
 import type { FilterValue } from './spec.js';
-import { TRIGRAM } from './text-search.js';
+import { indexFinds, TRIGRAM } from './text-search.js';
 
 export type ParsedValue = { value: FilterValue } | { error: FieldErrorCode };
 
@@ -74,7 +74,7 @@ export function filterValue(kind: FieldDeclaration['kind'], text: string, parseT
 export function substringValues(texts: readonly string[], parseTime: (text: string) => Date | null): ReturnType<typeof filterValues> {
   const read = filterValues('text', texts, parseTime);
   if ('error' in read) return read;
-  const short = read.values.filter((value) => [...String(value)].length < TRIGRAM).length;
+  const short = read.values.filter((value) => !indexFinds(String(value))).length;
   return short > MAX_SHORT_SUBSTRINGS ? { error: 'too_many_short_values', params: { max: MAX_SHORT_SUBSTRINGS, min: TRIGRAM } } : read;
 }
 
