@@ -180,6 +180,9 @@ describe('the browsable page', () => {
     await app.createUser('alice');
   });
 
+  /** The versions a page's forms send as If-Match. */
+  const formTags = (html: string): string[] => [...html.matchAll(/data-if-match="([^"]*)"/g)].map(([, value]) => (value ?? '').replaceAll('&quot;', '"').replaceAll('&#34;', '"'));
+
   test('the edit and delete forms of a row carry its ETag for If-Match, and a page has no ETag header of its own', async () => {
     const created = await t.http.post('/comments/').set(basic('alice')).send({ title: 'paged', body: 'a body' });
     const id = created.body.id as number;
@@ -188,7 +191,7 @@ describe('the browsable page', () => {
     const page = await agent.get(`/comments/${id}/`).set('Accept', 'text/html');
     expect(page.status).toBe(200);
     expect(page.headers.etag).toBeUndefined();
-    const tags = [...page.text.matchAll(/data-if-match="([^"]*)"/g)].map(([, value]) => (value ?? '').replaceAll('&quot;', '"').replaceAll('&#34;', '"'));
+    const tags = formTags(page.text);
     expect(tags.length).toBeGreaterThanOrEqual(2);
     for (const tag of tags) expect(tag).toBe(etag);
   });
@@ -197,7 +200,6 @@ describe('the browsable page', () => {
     const created = await t.http.post('/comments/').set(basic('alice')).send({ title: 'paged', body: 'a body' });
     const id = created.body.id as number;
     const etag = tagOf(await t.http.get(`/comments/${id}/`).set(basic('alice')));
-    const formTags = (html: string) => [...html.matchAll(/data-if-match="([^"]*)"/g)].map(([, value]) => (value ?? '').replaceAll('&quot;', '"').replaceAll('&#34;', '"'));
     const invalid = await t.http.put(`/comments/${id}/`).set(basic('alice')).set('Accept', 'text/html').set('If-Match', etag).send({ title: '', body: 'b' });
     expect(invalid.status).toBe(400);
     expect(formTags(invalid.text).length).toBeGreaterThanOrEqual(2);

@@ -1,9 +1,9 @@
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FUZZ_SEED, generator, type Random } from '../helpers/random.js';
+import { exchange } from '../helpers/raw-http.js';
 
 /** FUZZ_SEED replays a failing run; FUZZ_DEBUG prints the statuses. */
 const SEED = FUZZ_SEED;
@@ -98,33 +98,6 @@ function rawRequest(random: Random, bearer: string, disposable: string): Buffer 
   }
   const framed = chunked ? Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from(random.pick(['\r\n0\r\n\r\n', '\r\nzz\r\n']))]) : payload;
   return Buffer.concat([Buffer.from(`${method} `), target, Buffer.from(` HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`), framed]);
-}
-
-interface Answer {
-  status: number | null;
-  head: string;
-  body: Buffer;
-}
-
-/** Sends raw bytes and reads until the server closes; a status is null when it answered nothing. */
-function exchange(port: number, bytes: Buffer): Promise<Answer> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const finish = (): void => {
-      const all = Buffer.concat(chunks);
-      const split = all.indexOf('\r\n\r\n');
-      const head = all.subarray(0, split < 0 ? all.length : split).toString('latin1');
-      const match = /^HTTP\/1\.1 (\d{3})/.exec(head);
-      resolve({ status: match ? Number(match[1]) : null, head, body: split < 0 ? Buffer.alloc(0) : all.subarray(split + 4) });
-    };
-    socket.setTimeout(10_000, () => socket.destroy());
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', finish);
-    // No half-close: Node's server, like most, drops a request whose client has stopped sending before it answered.
-    socket.write(bytes);
-  });
 }
 
 describe('a fuzz run of random and malformed requests against every site', () => {

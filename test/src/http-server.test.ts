@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import express from 'express';
 import { listen } from '../../src/http-server.js';
+import { exchange } from '../helpers/raw-http.js';
 
 function closed(server: { close(callback: () => void): void }): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
@@ -35,11 +36,8 @@ describe('the HTTP server', () => {
     app.post('/items', express.json(), (req, res) => void res.json(req.body));
     const server = await listen(app, 0, '127.0.0.1', 1);
     try {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      socket.write('POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
-      const chunks: Buffer[] = [];
-      for await (const chunk of socket) chunks.push(chunk as Buffer);
-      expect(Buffer.concat(chunks).toString('utf8')).toMatch(/^HTTP\/1\.1 408 /);
+      const stalled = Buffer.from('POST /items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+      expect((await exchange((server.address() as AddressInfo).port, stalled)).head).toMatch(/^HTTP\/1\.1 408 /);
     } finally {
       await closed(server);
     }

@@ -1,10 +1,11 @@
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
 import { hostName, isAllowedHost } from '../../../src/middleware/hosts.js';
 import { listen } from '../../../src/http-server.js';
 import { apiToken, credentials, useTestApp, type TestApp } from '../../helpers/app.js';
+import { exchange } from '../../helpers/raw-http.js';
 
 const alice = credentials('alice');
 
@@ -104,15 +105,12 @@ describe('ALLOWED_HOSTS by default: the loopback names and HOST', () => {
   });
 
   /** A request written as its bytes, for a request-target no HTTP client writes (`GET http://host/path`). */
-  async function rawRequest(target: string, host: string, authorization = `Basic ${Buffer.from(alice.join(':')).toString('base64')}`): Promise<{ status: number; head: string; body: string }> {
+  async function rawRequest(target: string, host: string, authorization = `Basic ${Buffer.from(alice.join(':')).toString('base64')}`): Promise<{ status: number | null; head: string; body: string }> {
     const server = await listen(t.app, 0, '127.0.0.1', 30);
     try {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`);
-      const chunks: Buffer[] = [];
-      for await (const chunk of socket) chunks.push(chunk as Buffer);
-      const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
-      return { status: Number(head.split(' ')[1]), head, body };
+      const bytes = `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`;
+      const { status, head, body } = await exchange((server.address() as AddressInfo).port, Buffer.from(bytes));
+      return { status, head, body: body.toString('utf8') };
     } finally {
       server.close();
     }
