@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
@@ -59,6 +60,33 @@ async function connectionsRefused(url: string): Promise<void> {
   while (!(await refused())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
+/**
+ * Opens `count` connections at once, each writing a request as soon as it is
+ * connected; resolves when all are connected (the kernel has completed them,
+ * whether or not the server has accepted them yet) with the status line each
+ * gets, or the error that ends it.
+ */
+async function burst(url: string, count: number): Promise<Promise<string>[]> {
+  const { hostname, port } = new URL(url);
+  const connected: Promise<void>[] = [];
+  const answers: Promise<string>[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const socket = net.connect(Number(port), hostname);
+    connected.push(once(socket, 'connect').then(() => void socket.write(`GET /comments/ HTTP/1.1\r\nHost: ${hostname}\r\nAccept: application/json\r\n\r\n`)));
+    answers.push(
+      new Promise((resolve) => {
+        let head = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (head += chunk));
+        socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+        socket.on('close', () => resolve(head.split('\r\n', 1)[0] ?? ''));
+      }),
+    );
+  }
+  await Promise.all(connected);
+  return answers;
+}
+
 describe.each([
   ['one process', '1'],
   ['two workers', '2'],
@@ -84,6 +112,23 @@ describe.each([
       expect(JSON.parse(answer.body)).toMatchObject({ title: 'slow', body: 'in flight' });
       // Told so, a keep-alive client sends its next request on a new connection, not on this closing one.
       expect(answer.connection).toBe('close');
+      expect(await server.exited).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  }, 30_000);
+
+  test('answers every connection completed before it, a burst the server had not yet accepted too', async () => {
+    const database = await createTestDatabase(`sqlite:${path.join(dir, 'burst.sqlite3')}`);
+    try {
+      const server = await startServerProcess({ ...PRODUCTION_ENV, DATABASE_URL: database.url, WEB_CONCURRENCY: workers });
+      await server.waitForLog(() => server.servingPids().length === Number(workers));
+      const answers = await burst(server.url, 60);
+
+      server.child.kill('SIGTERM');
+
+      // 401: no credentials; what matters is that each was answered, none reset.
+      expect(new Set(await Promise.all(answers))).toEqual(new Set(['HTTP/1.1 401 Unauthorized']));
       expect(await server.exited).toBe(0);
     } finally {
       await database.drop();
