@@ -51,6 +51,8 @@ export interface Config {
   bodyLimit: number;
   /** Seconds a request may take to arrive, headers and body, until it has been read; then 408 and the connection is closed. */
   requestTimeout: number;
+  /** Seconds a served request's database statement may run, or wait for a pooled connection (PostgreSQL); then 503. */
+  databaseTimeout: number;
   logLevel: string;
 }
 
@@ -212,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     requestTimeout: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
+    databaseTimeout: integer(env, 'DATABASE_TIMEOUT_SECONDS', 30, 1, 3_600),
     logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
   };
 }

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from './db/unavailable.js';
 import type { Translate } from './i18n.js';
 
 /**
@@ -42,6 +43,8 @@ export const ERRORS = {
   validation_failed: { status: 400, key: 'errors.validation_failed' },
   throttled: { status: 429, key: 'errors.throttled' },
   server_error: { status: 500, key: 'errors.server_error' },
+  // The database did not answer in time (db/unavailable.ts): try again, unlike a 500.
+  database_unavailable: { status: 503, key: 'errors.database_unavailable' },
 } as const satisfies Record<string, { status: number; key: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -178,7 +181,11 @@ export function fieldErrorMessages(t: Translate, error: ValidationError): { fiel
   });
 }
 
-/** Anything thrown that is not an ApiError is a bug: it becomes a 500 whose details stay in the log. */
+/**
+ * Anything thrown that is not an ApiError is a bug, a 500, unless the database
+ * did not answer in time (a 503); either way its details stay in the log.
+ */
 export function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError('server_error', {}, {}, { cause: error });
+  if (error instanceof ApiError) return error;
+  return new ApiError(isDatabaseUnavailable(error) ? 'database_unavailable' : 'server_error', {}, {}, { cause: error });
 }

@@ -58,7 +58,7 @@ export async function prepareDatabase(config: Config): Promise<SeedOutcome | nul
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const prepare = options.prepareDatabase ?? true;
   const [{ createServices }, { createApp }, { listen }] = await Promise.all([import('./services.js'), import('./app.js'), import('./http-server.js')]);
-  const services = await createServices(config, { migrate: prepare });
+  const services = await createServices(config, { migrate: prepare, limitStatements: true });
   let demo: SeedOutcome | null = null;
   try {
     // The seeder (and the loaders it brings) only where demo data may be wanted.

@@ -42,6 +42,8 @@ export interface ServiceOptions {
   migrate?: boolean;
   /** Default: the application's `resources/migrations/`. */
   migrationDirs?: readonly string[];
+  /** Limit each statement to DATABASE_TIMEOUT_SECONDS (the server does; migrations are never limited). */
+  limitStatements?: boolean;
   logger?: Logger;
 }
 
@@ -76,14 +78,21 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Before the migrations, which would fail to find theirs in words about the database.
   if (!existsSync(application.resources)) throw new ApplicationError(`no compiled resources at ${application.resources}: APP_ROOT names no application of this project`);
   useApplicationLocales(application.locales);
-  const sequelize = openDatabase(config.databaseUrl);
+  const limits = options.limitStatements ? { statementTimeoutMs: config.databaseTimeout * 1000 } : null;
+  const sequelize = openDatabase(config.databaseUrl, limits);
   try {
     const migrationDirs = options.migrationDirs ?? [application.migrations];
     // The runner (umzug) is loaded only when there is something to run.
     if ((options.migrate ?? true) && (await hasPendingMigrations(sequelize, migrationDirs))) {
       const { migrate } = await import('./db/migrator.js');
-      const applied = await migrate(sequelize, migrationDirs);
-      if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+      // An index built on a large table may take longer than any request should.
+      const migrating = limits && sequelize.getDialect() === 'postgres' ? openDatabase(config.databaseUrl) : sequelize;
+      try {
+        const applied = await migrate(migrating, migrationDirs);
+        if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+      } finally {
+        if (migrating !== sequelize) await migrating.close();
+      }
     }
     const registry = await loadRegistry(sequelize, application, options.declarations);
     await warnOfMissingIndexes(sequelize, registry, logger);

@@ -10,6 +10,7 @@ import type { Row } from '../registry.js';
 import { bindSessionToPassword, sessionHashSecret, sessionMiddleware, sessionStillBound } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { translator, type Language } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
@@ -284,6 +285,7 @@ function describeError(error: unknown): { status: number; key: string } {
   if (error instanceof ForbiddenError) return { status: 403, key: 'errors.forbidden' };
   if (error instanceof AdminValidationError) return { status: 400, key: 'errors.validation_failed' };
   if (error instanceof ApiError) return { status: error.status, key: error.messageKey };
+  if (isDatabaseUnavailable(error)) return { status: 503, key: 'errors.database_unavailable' };
   // Express's own refusals, e.g. a path with a broken percent-escape.
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) return { status, key: 'errors.bad_request' };

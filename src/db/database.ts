@@ -35,12 +35,15 @@ function runPragma(connection: SqliteConnection, sql: string): Promise<void> {
   return new Promise((resolve, reject) => connection.run(sql, (error) => (error ? reject(error) : resolve())));
 }
 
+/** How long a SQLite write waits for another process's (the CLI's, a worker's) without limits. */
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
 /**
  * SQLite runs in WAL mode with a busy timeout, so readers never block the
  * writer and concurrent writers wait for each other instead of failing.
  */
-async function configureSqlite(connection: SqliteConnection, storage: string): Promise<void> {
-  await runPragma(connection, 'PRAGMA busy_timeout = 10000');
+async function configureSqlite(connection: SqliteConnection, storage: string, busyTimeoutMs: number): Promise<void> {
+  await runPragma(connection, `PRAGMA busy_timeout = ${busyTimeoutMs}`);
   await runPragma(connection, 'PRAGMA foreign_keys = ON');
   if (storage !== MEMORY) {
     await runPragma(connection, 'PRAGMA journal_mode = WAL');
@@ -48,11 +51,42 @@ async function configureSqlite(connection: SqliteConnection, storage: string): P
   }
 }
 
-export function openDatabase(url: string): Sequelize {
+/** How long opening a PostgreSQL connection may take, up to its readiness for queries. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than the server's own statement_timeout the client waits for
+ * an answer: enough for the server's cancellation to arrive first, while a
+ * database that stopped answering altogether (frozen, or the network to it cut)
+ * no longer holds a request for ever.
+ */
+const CLIENT_GRACE_MS = 5_000;
+
+/**
+ * `statementTimeoutMs`: for processes that serve requests. PostgreSQL cancels a
+ * statement running longer, the client stops waiting for one a little later,
+ * and a request waits no longer for a pooled connection; a SQLite write waits
+ * no longer for another process's. Without it (the CLI, migrations), PostgreSQL's
+ * statements are not limited and SQLite waits 10 s.
+ */
+export interface DatabaseLimits {
+  statementTimeoutMs: number;
+}
+
+export function openDatabase(url: string, limits: DatabaseLimits | null = null): Sequelize {
   const target = parseDatabaseUrl(url);
   const common: Options = { logging: false, define: { underscored: true } };
   if (target.dialect === 'postgres') {
-    return new Sequelize(target.url, { ...common, dialect: 'postgres', pool: { max: 10 } });
+    const timeout = limits?.statementTimeoutMs;
+    return new Sequelize(target.url, {
+      ...common,
+      dialect: 'postgres',
+      pool: { max: 10, ...(timeout ? { acquire: timeout } : {}) },
+      dialectOptions: {
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+        ...(timeout ? { statement_timeout: timeout, query_timeout: timeout + CLIENT_GRACE_MS } : {}),
+      },
+    });
   }
   if (target.storage !== MEMORY) mkdirSync(path.dirname(target.storage), { recursive: true });
   const sequelize = new Sequelize({
@@ -71,7 +105,7 @@ export function openDatabase(url: string): Sequelize {
     const connection = await getConnection(options);
     if (!configured.has(connection)) {
       configured.add(connection);
-      await configureSqlite(connection, target.storage);
+      await configureSqlite(connection, target.storage, limits?.statementTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS);
     }
     return connection;
   };

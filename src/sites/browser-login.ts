@@ -3,7 +3,7 @@ import type { Accounts } from '../auth/accounts.js';
 import { LoginStrategies } from '../auth/strategies.js';
 import { csrfToken, enforceCsrf, rotateCsrfToken } from '../auth/csrf.js';
 import { endSession } from '../auth/sessions.js';
-import { ApiError } from '../errors.js';
+import { ApiError, asApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { bodyText, requestData } from '../parsers.js';
@@ -147,7 +147,7 @@ export function browserLoginRouter(options: BrowserLoginOptions): Router {
   });
 
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const apiError = error instanceof ApiError ? error : new ApiError('server_error', {}, {}, { cause: error });
+    const apiError = asApiError(error);
     if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'browser login failed');
     sendError(req, res, apiError);
   });
