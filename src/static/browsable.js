@@ -1,15 +1,63 @@
-// The browsable page's forms: POST goes as an ordinary form; PUT, PATCH, DELETE
-// and the raw JSON form go through fetch, with the session's CSRF token in
-// X-CSRFToken, and the answer (a page) replaces this one, as in Django REST
+// The browsable page's forms go through fetch, with the session's CSRF token
+// in X-CSRFToken, and the answer (a page) replaces this one, as in Django REST
 // Framework's browsable API. Served by the app itself: no external request.
 'use strict';
+
+/**
+ * Under /api a refused save is Laravel's JSON 422 whatever was asked for
+ * (`{"message": …, "errors": {"<field>": ["…"]}}`): its messages go beside
+ * the fields of the form that sent it, which keeps what was typed, and the
+ * answer is shown in the page's response panel. False when `text` is not one.
+ */
+function showRefusal(form, method, response, text) {
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (response.status !== 422 || !answer || typeof answer.errors !== 'object' || answer.errors === null) return false;
+  for (const old of form.querySelectorAll('.field-error, .form-errors')) old.remove();
+  const unplaced = [];
+  let first = null;
+  for (const [name, messages] of Object.entries(answer.errors)) {
+    const field = form.hasAttribute('data-raw') ? null : form.querySelector(`[name="${CSS.escape(name)}"]`);
+    for (const message of [].concat(messages)) {
+      if (!field) {
+        unplaced.push(`${name}: ${message}`);
+        continue;
+      }
+      const note = document.createElement('span');
+      note.className = 'field-error';
+      note.textContent = String(message);
+      field.parentElement.append(note);
+      first = first || field;
+    }
+  }
+  if (unplaced.length > 0) {
+    const list = document.createElement('ul');
+    list.className = 'form-errors';
+    list.setAttribute('role', 'alert');
+    for (const message of unplaced) list.appendChild(document.createElement('li')).textContent = message;
+    form.prepend(list);
+  }
+  const request = document.querySelector('.request');
+  if (request) request.textContent = `${method} ${new URL(form.action).pathname}`;
+  const panel = document.querySelector('.response pre');
+  if (panel) {
+    const status = document.createElement('b');
+    status.textContent = `HTTP ${response.status} ${response.statusText}`;
+    panel.replaceChildren(status, `\n\n${JSON.stringify(answer, null, 2)}`);
+  }
+  (first || form.querySelector('textarea, input:not([type=hidden])'))?.focus();
+  return true;
+}
 
 document.addEventListener('submit', async (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.classList.contains('api-form')) return;
   const method = (event.submitter && event.submitter.dataset.method) || form.dataset.method || 'POST';
   const raw = form.hasAttribute('data-raw');
-  if (method === 'POST' && !raw) return;
   event.preventDefault();
   const token = form.querySelector('input[name="csrfmiddlewaretoken"]');
   const headers = { Accept: 'text/html', 'X-CSRFToken': token ? token.value : '' };
@@ -34,6 +82,7 @@ document.addEventListener('submit', async (event) => {
   }
   const page = await response.text();
   if (!(response.headers.get('Content-Type') || '').startsWith('text/html')) {
+    if (showRefusal(form, method, response, page)) return;
     // Not a page (a JSON answer): shown as text, never parsed as markup.
     const pre = document.createElement('pre');
     pre.textContent = page;

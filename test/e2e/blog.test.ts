@@ -228,7 +228,6 @@ describe('the blog in a browser', () => {
       const post = await api!.get(`posts/${draftId}/`, { headers: { Authorization: basicAuth('alice', 'alice-blog-pass'), Accept: 'application/json' } });
       expect(((await post.json()) as Post).body).toBe('');
       await page.locator('form.api-form.action').getByRole('button', { name: 'publish' }).click();
-      await page.waitForURL(new RegExp(`/posts/${draftId}/publish/$`));
       const answer = await shown('HTTP 400');
       expect(shownJson(answer)).toEqual({ status: ['A post with an empty body cannot be published.'] });
       await shot('blog-08-api-publish-refused');
@@ -256,7 +255,6 @@ describe('the blog in a browser', () => {
       await page.goto(at(`posts/${draftId}/`));
       await shown('"status": "draft"');
       await page.locator('form.api-form.action').getByRole('button', { name: 'publish' }).click();
-      await page.waitForURL(new RegExp(`/posts/${draftId}/publish/$`));
       const answer = await shown('"status": "published"');
       expect(answer).toMatch(/^HTTP 200 OK/);
       const post = shownJson<Post>(answer);

@@ -131,6 +131,25 @@ describe('a person in a browser', () => {
     await shot('07-token-site');
   });
 
+  test("sees the token site's refusal of a comment without a title beside the field, keeps what was typed, and saves once it is filled in", async () => {
+    await page.goto(new URL('api/comments', url).href);
+    await page.locator('form.html #id_body').fill('typed before the refusal');
+    // The browser's own check of `required` would stop the form before the server sees it.
+    await page.locator('form.html').evaluate((form) => form.setAttribute('novalidate', ''));
+    await page.locator('form.html').getByRole('button', { name: 'POST' }).click();
+
+    await expect(response('HTTP 422')).resolves.toContain('"errors"');
+    expect(await page.locator('.request').innerText()).toBe('POST /api/comments');
+    const note = page.locator('form.html #id_title + .field-error');
+    expect(await note.innerText()).toBe('The title field is required.');
+    expect(await page.locator('form.html #id_body').inputValue()).toBe('typed before the refusal');
+    await shot('07b-token-site-refused');
+
+    await page.locator('form.html #id_title').fill('now with a title');
+    await page.locator('form.html').getByRole('button', { name: 'POST' }).click();
+    expect(await response('HTTP 201')).toContain('"body": "typed before the refusal"');
+  });
+
   test('reads every page of both sites on a phone-sized screen without scrolling sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const sideways: string[] = [];
