@@ -41,16 +41,37 @@ function showRefusal(form, method, response, text) {
     for (const message of unplaced) list.appendChild(document.createElement('li')).textContent = message;
     form.prepend(list);
   }
-  const request = document.querySelector('.request');
-  if (request) request.textContent = `${method} ${new URL(form.action).pathname}`;
-  const panel = document.querySelector('.response pre');
-  if (panel) {
-    const status = document.createElement('b');
-    status.textContent = `HTTP ${response.status} ${response.statusText}`;
-    panel.replaceChildren(status, `\n\n${JSON.stringify(answer, null, 2)}`);
-  }
+  const panel = document.createElement('pre');
+  panel.appendChild(document.createElement('b')).textContent = `HTTP ${response.status} ${response.statusText}`;
+  panel.append(`\n\n${JSON.stringify(answer, null, 2)}`);
+  showAnswer(method, form.action, panel);
   (first || form.querySelector('textarea, input:not([type=hidden])'))?.focus();
   return true;
+}
+
+/** This page's request line and response panel show `method` to `action`, answered with `panel`. */
+function showAnswer(method, action, panel) {
+  const request = document.querySelector('.request');
+  if (request) request.textContent = `${method} ${new URL(action).pathname}`;
+  document.querySelector('.response pre')?.replaceWith(panel);
+}
+
+/**
+ * A save refused because the row changed since this page showed it (412): the
+ * answer's page would replace this one and lose what was typed, so only its
+ * response panel is shown here; the forms stay as they were (and still send
+ * the version they were read at, so a second try is refused too until the
+ * page is read again).
+ */
+function showConflict(form, method, response, page) {
+  const answer = new DOMParser().parseFromString(page, 'text/html');
+  const shown = answer.querySelector('.response pre');
+  if (shown) return showAnswer(method, form.action, document.importNode(shown, true));
+  // The token site's error page: its status and its message.
+  const panel = document.createElement('pre');
+  panel.appendChild(document.createElement('b')).textContent = `HTTP ${response.status} ${response.statusText}`;
+  panel.append(`\n\n${[...answer.querySelectorAll('.message')].pop()?.textContent ?? ''}`);
+  showAnswer(method, form.action, panel);
 }
 
 document.addEventListener('submit', async (event) => {
@@ -89,6 +110,7 @@ document.addEventListener('submit', async (event) => {
     document.body.replaceChildren(pre);
     return;
   }
+  if (response.status === 412) return showConflict(form, method, response, page);
   document.open();
   document.write(page);
   document.close();

@@ -110,11 +110,27 @@ describe('a person in a browser', () => {
     await page.locator('form.html #id_title').fill('mine');
     await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
     expect(await response('HTTP 412')).toContain('If-Match');
+    // The page stays, with what was typed.
+    expect(await page.locator('form.html #id_title').inputValue()).toBe('mine');
+    expect(await page.locator('.request').innerText()).toBe('PATCH /comments/3/');
     await shot('06b-conflict');
     await page.goto(new URL('comments/3/', url).href);
     const shown = await page.locator('pre').innerText();
     expect(shown).toContain('changed there');
     expect(shown).not.toContain('"title": "mine"');
+  });
+
+  test("keeps what was typed on the token site's page too when the comment changed meanwhile (412)", async () => {
+    await page.goto(new URL('api/comments/3', url).href);
+    const api = await request.newContext({ httpCredentials: { username: 'alice', password: 'alice-demo-pass' } });
+    const changed = await api.patch(new URL('comments/3/', url).href, { data: { body: 'changed again' }, headers: { Accept: 'application/json' } });
+    expect(changed.status()).toBe(200);
+    await api.dispose();
+    await page.locator('form.html #id_body').fill('typed here');
+    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
+
+    expect(await response('HTTP 412')).toContain('has changed since you read it');
+    expect(await page.locator('form.html #id_body').inputValue()).toBe('typed here');
   });
 
   test("sends raw JSON with PUT, and uses the token API's page with the same session", async () => {
