@@ -217,6 +217,15 @@ export function pageChrome(req: Request, user: AuthUser | null): PageChrome {
 }
 
 /**
+ * Whom a page is for: the request's user, or the session's when the request was
+ * refused before it was authenticated (a missing CSRF token): that person is
+ * logged in, and a page saying otherwise would send them to log in again.
+ */
+function viewer(ctx: RequestContext): AuthUser | null {
+  return ctx.user ?? ctx.req.user ?? null;
+}
+
+/**
  * The browsable page: the response pretty-printed inside a server-rendered
  * HTML page. Every value goes through the template's auto-escaping.
  */
@@ -234,8 +243,8 @@ export const htmlRenderer: Renderer = {
       method: ctx.req.method,
       path: ctx.req.originalUrl,
       allow: view.allow,
-      ...pageChrome(ctx.req, ctx.user),
-      loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
+      ...pageChrome(ctx.req, viewer(ctx)),
+      loginNeeded: !viewer(ctx) && (response.status === 401 || response.status === 403),
       breadcrumbs: breadcrumbs(ctx, view.name, view.parentName),
       links: pageLinks(response.data),
       // The headers of the JSON answer this page shows.
@@ -279,8 +288,8 @@ export const errorPageRenderer: Renderer = {
     const html = eta.render('error', {
       t: ctx.t,
       language: ctx.language,
-      ...pageChrome(ctx.req, ctx.user),
-      loginNeeded: !ctx.user && (response.status === 401 || response.status === 403),
+      ...pageChrome(ctx.req, viewer(ctx)),
+      loginNeeded: !viewer(ctx) && (response.status === 401 || response.status === 403),
       status: response.status,
       statusText: statusText(ctx, response.status),
       message: typeof data.message === 'string' ? data.message : '',

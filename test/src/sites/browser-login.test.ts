@@ -333,6 +333,15 @@ describe('the account menu of the pages', () => {
     expect((await agent.get('/comments/').set(html)).status).toBe(403);
   });
 
+  test("a session's save refused for a missing CSRF token gets a page that still names the user, with no log-in link", async () => {
+    const { agent } = await logIn(t, 'alice', 'alice-password');
+    const refused = await agent.post('/comments/').type('form').set(html).send({ title: 'no token', body: 'sent' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('CSRF Failed');
+    expect(refused.text).toContain('Logged in as alice');
+    expect(refused.text).not.toContain('Log in to see this page.');
+  });
+
   test('a Basic-authenticated page names the user, with no log-out form (there is no session to end)', async () => {
     const page = await t.http.get('/comments/').auth('alice', 'alice-password').set(html);
     expect(page.text).toContain('Logged in as alice');
