@@ -75,10 +75,15 @@ export type ExpectedSetting =
 
 /** A setting with a value that cannot be used; its messages are in `locales/<lang>/cli.json`. */
 export class ConfigError extends Error {
+  /**
+   * `hiddenLength`: the value is a secret, kept out of the error (its message
+   * may be printed or logged); only its length is told.
+   */
   constructor(
     readonly variable: string,
     readonly value: string,
     readonly expected: ExpectedSetting,
+    readonly hiddenLength?: number,
   ) {
     super(`${variable}=${value}`);
     this.name = 'ConfigError';
@@ -89,6 +94,7 @@ export class ConfigError extends Error {
 export function describeConfigError(t: Translate, error: ConfigError): string {
   const { expected } = error;
   const what = typeof expected === 'string' ? t(`config.expected.${expected}`) : t(`config.expected.${expected.key}`, { min: expected.min, max: expected.max });
+  if (error.hiddenLength !== undefined) return t('config.invalid_secret', { variable: error.variable, count: error.hiddenLength, expected: what });
   return t('config.invalid', { variable: error.variable, value: error.value, expected: what });
 }
 
@@ -219,10 +225,21 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** What the server needs beyond what every command does: a fixed SECRET_KEY in production. */
+/** Django's check of a production SECRET_KEY (security.W009): long enough, and not one character repeated. */
+export const SECRET_KEY_MIN_LENGTH = 50;
+const SECRET_KEY_MIN_DISTINCT = 5;
+
+/**
+ * What the server needs beyond what every command does: in production, a fixed
+ * SECRET_KEY strong enough to sign sessions and seal cursors (Django only warns
+ * of a weak one in `check --deploy`; Laravel refuses a key of the wrong length).
+ * The key itself is never printed, only its length.
+ */
 export function checkServerConfig(config: Config): void {
-  if (config.environment === 'production' && !config.secretKey) {
-    throw new ConfigError('SECRET_KEY', '', 'secret_key');
+  if (config.environment !== 'production') return;
+  const key = config.secretKey ?? '';
+  if (key.length < SECRET_KEY_MIN_LENGTH || new Set(key).size < SECRET_KEY_MIN_DISTINCT) {
+    throw new ConfigError('SECRET_KEY', '', 'secret_key', key ? key.length : undefined);
   }
 }
 

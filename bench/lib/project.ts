@@ -14,7 +14,7 @@ export const MANAGE_SCRIPT = path.join(projectRoot, 'dist', 'src', 'cli', 'manag
  * One per harness run: a session signed by the first start must still be
  * valid after the restart, and the cursors a benchmark makes must open on the server.
  */
-export const SECRET_KEY = randomBytes(24).toString('hex');
+export const SECRET_KEY = randomBytes(32).toString('hex');
 
 /** The environment of every child: PATH and production settings, nothing else of ours (no test or debug setting leaks in). */
 export function baseEnv(databaseUrl: string): NodeJS.ProcessEnv {

@@ -84,7 +84,7 @@ export async function refusedStart(env: Record<string, string>): Promise<{ statu
 /** The settings of a production start in the system tests: any free port, cheap password hashes, no demo data. */
 export const PRODUCTION_ENV = {
   NODE_ENV: 'production',
-  SECRET_KEY: 'system-test-secret-key',
+  SECRET_KEY: 'system-test-secret-key-of-fifty-characters-or-more-0123',
   PASSWORD_HASH_ITERATIONS: '1000',
   DEMO_DATA: '0',
   PORT: '0',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, DEFAULT_DATABASE_URL, describeConfigError, loadConfig } from '../../src/config.js';
+import { checkServerConfig, ConfigError, DEFAULT_DATABASE_URL, describeConfigError, loadConfig } from '../../src/config.js';
 import { translator } from '../../src/i18n.js';
 
 describe('configuration from the environment', () => {
@@ -87,5 +87,36 @@ describe('configuration from the environment', () => {
     const zone = refusal({ TIME_ZONE: 'Mars/Olympus' });
     expect(describeConfigError(ja, zone)).toContain('IANA のタイムゾーン名');
     expect(describeConfigError(ja, zone)).not.toMatch(/expected|IANA time zone/);
+  });
+});
+
+describe("a production server's SECRET_KEY", () => {
+  const strong = 'k'.repeat(40) + 'abcdefghij';
+  const refusal = (env: Record<string, string>): string => {
+    try {
+      checkServerConfig(loadConfig({ NODE_ENV: 'production', ...env }));
+    } catch (error) {
+      return describeConfigError(translator('en', ['cli', 'common']), error as ConfigError);
+    }
+    return 'accepted';
+  };
+
+  test('is required', () => {
+    expect(refusal({})).toMatch(/^Invalid setting SECRET_KEY=: expected a random string of at least 50 characters/);
+  });
+
+  test.each([
+    ['shorter than 50 characters', 'short-but-random-Zq81'],
+    ['one character repeated', 'x'.repeat(64)],
+    ['four characters repeated', 'abcd'.repeat(20)],
+  ])('is refused when %s, and the refusal tells its length but never the key', (_case, key) => {
+    const said = refusal({ SECRET_KEY: key });
+    expect(said).toContain(`Invalid setting SECRET_KEY (${key.length} characters, not shown)`);
+    expect(said).not.toContain(key);
+  });
+
+  test('is accepted at 50 characters with 5 different ones, and not checked outside production', () => {
+    expect(refusal({ SECRET_KEY: strong })).toBe('accepted');
+    expect(() => checkServerConfig(loadConfig({ SECRET_KEY: 'dev' }))).not.toThrow();
   });
 });

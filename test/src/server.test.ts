@@ -135,7 +135,7 @@ describe('npm start on an empty development database', () => {
   }
 
   test('production starts empty; development loads the demo data once and says so with the demo accounts', async () => {
-    const production = await startOnce({ NODE_ENV: 'production', SECRET_KEY: 'test-secret-key' });
+    const production = await startOnce({ NODE_ENV: 'production', SECRET_KEY: 'test-secret-key-that-is-at-least-fifty-characters-long' });
     expect(production.printed).not.toContain('demo');
     expect(production.status).toBe(401);
 
