@@ -102,7 +102,7 @@ export function createApp(services: Services): App {
   const session = browserSession(browser);
   // The sites under their own paths first: their requests pass no other router (none serves under their paths).
   for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
-  app.use(healthRoutes(services.sequelize, logger));
+  app.use(healthRoutes(services, logger));
   // The browsable page's script and nothing else: every page works without any external request.
   app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));
   // Where browsers look for an icon when a page names none (the API description, a JSON answer opened in a tab).

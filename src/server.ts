@@ -84,6 +84,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const close = async (): Promise<void> => {
+    services.stopping = true;
     await closeServer();
     await services.close();
   };

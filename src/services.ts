@@ -30,6 +30,8 @@ export interface Services {
   sessions: SessionStore;
   /** Rate limits: in memory, or in Redis when REDIS_URL is set. */
   throttles: Throttles;
+  /** Set when the server begins to stop: /readyz answers 503 from then on, so that a load balancer sends nothing more. */
+  stopping: boolean;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       get throttles() {
         return (throttles ??= createThrottles(config, logger));
       },
+      stopping: false,
       close,
     };
   } catch (error) {

@@ -18,26 +18,27 @@ export interface CloseTimings {
   /** …however steadily connections keep arriving, no longer than this. */
   drainMaxMs: number;
   /**
-   * How long a connection accepted before the listening socket closed may take
-   * to send its first request (it is usually already on its way). Node's close()
-   * leaves such a connection open until its headers time out, longer than a
-   * stopping process has: a browser's unused preconnection made it exit 1.
+   * How long a connection with no answer under way may stay once the listening
+   * socket has closed: its request (a first one, usually already on its way,
+   * or one still arriving) is answered if it comes in time. Node's close()
+   * leaves such a connection open until its request times out, and stops
+   * checking that timeout: a browser's unused preconnection, or a slow client,
+   * held the stop until its grace ended in status 1.
    */
-  firstRequestGraceMs: number;
+  requestGraceMs: number;
 }
 
-export const CLOSE_TIMINGS: CloseTimings = { drainQuietMs: 100, drainMaxMs: 1_000, firstRequestGraceMs: 2_000 };
+export const CLOSE_TIMINGS: CloseTimings = { drainQuietMs: 100, drainMaxMs: 1_000, requestGraceMs: 2_000 };
 
 /**
  * Makes `server` closable without cutting answers short. The returned function
  * drains (see `CloseTimings`), then stops accepting connections; closes the
  * keep-alive connections idle between requests at once and each busy one as
- * soon as its answer is sent; and resolves when no connection is left.
+ * soon as its answers are sent; and resolves when no connection is left.
  */
 export function gracefulClose(server: Server, timings: CloseTimings = CLOSE_TIMINGS): () => Promise<void> {
   const connections = new Set<Socket>();
-  const awaitingFirstRequest = new Set<Socket>();
-  const answering = new Map<Socket, ServerResponse>();
+  const inFlight = new Set<ServerResponse>();
   let closing = false;
   let lastArrival = 0;
   // Told `Connection: close`, a keep-alive client opens a new connection for its
@@ -45,31 +46,26 @@ export function gracefulClose(server: Server, timings: CloseTimings = CLOSE_TIMI
   const lastOnItsConnection = (res: ServerResponse): void => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
-  const closeIfIdle = (socket: Socket): void => {
-    if (!answering.has(socket) && !awaitingFirstRequest.has(socket)) socket.destroy();
-  };
   server.on('connection', (socket: Socket) => {
     lastArrival = performance.now();
     connections.add(socket);
-    awaitingFirstRequest.add(socket);
-    socket.once('close', () => {
-      connections.delete(socket);
-      awaitingFirstRequest.delete(socket);
-    });
+    socket.once('close', () => connections.delete(socket));
   });
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const { socket } = req;
-    awaitingFirstRequest.delete(socket);
-    answering.set(socket, res);
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight.add(res);
     if (closing) lastOnItsConnection(res);
     res.once('close', () => {
-      if (answering.get(socket) === res) answering.delete(socket);
+      inFlight.delete(res);
       // An answer whose headers were already out kept its connection alive.
-      if (closing) closeIfIdle(socket);
+      // Node's own test of idleness: a request still arriving is not idle.
+      if (closing) server.closeIdleConnections();
     });
   });
   const stopListening = (resolve: () => void): void => {
-    const cutLate = setTimeout(() => awaitingFirstRequest.forEach((socket) => socket.destroy()), timings.firstRequestGraceMs);
+    const cutLate = setTimeout(() => {
+      const answering = new Set([...inFlight].map((res) => res.socket));
+      connections.forEach((socket) => answering.has(socket) || socket.destroy());
+    }, timings.requestGraceMs);
     server.close(() => {
       clearTimeout(cutLate);
       resolve();
@@ -78,8 +74,8 @@ export function gracefulClose(server: Server, timings: CloseTimings = CLOSE_TIMI
   return () =>
     new Promise<void>((resolve) => {
       closing = true;
-      answering.forEach(lastOnItsConnection);
-      connections.forEach(closeIfIdle);
+      inFlight.forEach(lastOnItsConnection);
+      server.closeIdleConnections();
       const started = performance.now();
       // Checked after a poll (setImmediate), not in the timer: a process that was
       // paused runs its timers before it accepts what arrived meanwhile.

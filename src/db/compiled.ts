@@ -12,6 +12,7 @@ import { fromStored } from '../cleaning.js';
 import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
 import { versionCondition, type UpdateTime } from './row-version.js';
 import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
+import { connectionLost } from './unavailable.js';
 
 export type { StoredRecord };
 
@@ -368,6 +369,10 @@ export class CompiledReads {
     const client = await connections.getConnection({ type });
     try {
       return (await (client as unknown as PostgresClient).query({ text: sql, values: params })).rows;
+    } catch (error) {
+      // As Sequelize's own queries do: the pool then ends this connection instead of lending it again.
+      if (connectionLost(error)) (client as { _invalid?: boolean })._invalid = true;
+      throw error;
     } finally {
       connections.releaseConnection(client);
     }

@@ -27,6 +27,10 @@ export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarge
   return { dialect: 'sqlite', storage: path.resolve(root, decodeURIComponent(file)) };
 }
 
+interface PostgresClient {
+  query(sql: string): Promise<unknown>;
+}
+
 interface SqliteConnection {
   run(sql: string, callback: (error: Error | null) => void): void;
 }
@@ -77,16 +81,19 @@ export function openDatabase(url: string, limits: DatabaseLimits | null = null):
   const common: Options = { logging: false, define: { underscored: true } };
   if (target.dialect === 'postgres') {
     const timeout = limits?.statementTimeoutMs;
-    return new Sequelize(target.url, {
+    const sequelize = new Sequelize(target.url, {
       ...common,
       dialect: 'postgres',
       pool: { max: 10, ...(timeout ? { acquire: timeout } : {}) },
-      dialectOptions: {
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        keepAlive: true,
-        ...(timeout ? { statement_timeout: timeout, query_timeout: timeout + CLIENT_GRACE_MS } : {}),
-      },
+      dialectOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, ...(timeout ? { query_timeout: timeout + CLIENT_GRACE_MS } : {}) },
     });
+    // Set once connected rather than sent as a startup parameter, which PgBouncer refuses unless told to ignore it.
+    if (timeout) {
+      sequelize.addHook('afterConnect', async (connection) => {
+        await (connection as PostgresClient).query(`SET statement_timeout = ${Math.trunc(timeout)}`);
+      });
+    }
+    return sequelize;
   }
   if (target.storage !== MEMORY) mkdirSync(path.dirname(target.storage), { recursive: true });
   const sequelize = new Sequelize({

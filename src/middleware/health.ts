@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
-import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger.js';
 import type { JsonSchema, PlainRouteDocs } from '../openapi/types.js';
+import type { Services } from '../services.js';
 
 const STATUS = (value: string): JsonSchema => ({
   type: 'object',
@@ -37,10 +37,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /**
  * `GET /healthz`: the process answers (a liveness probe restarts it if not).
- * `GET /readyz`: the database answers too (a load balancer sends traffic only then).
+ * `GET /readyz`: the database answers too, and the process is not stopping (a
+ * load balancer sends traffic only then).
  * Neither needs credentials, is cached, or says more than its status.
  */
-export function healthRoutes(sequelize: Sequelize, log: Logger): Router {
+export function healthRoutes(services: Pick<Services, 'sequelize' | 'stopping'>, log: Logger): Router {
   const router = express.Router({ caseSensitive: true });
   router.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -48,8 +49,9 @@ export function healthRoutes(sequelize: Sequelize, log: Logger): Router {
   });
   router.get('/readyz', async (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
+    if (services.stopping) return void res.status(503).json({ status: 'unavailable' });
     try {
-      await withTimeout(sequelize.query('SELECT 1'), READY_TIMEOUT_MS);
+      await withTimeout(services.sequelize.query('SELECT 1'), READY_TIMEOUT_MS);
       res.json({ status: 'ok' });
     } catch (error) {
       log.warn({ err: error }, 'readiness check failed: the database does not answer');

@@ -95,13 +95,27 @@ document.addEventListener('submit', async (event) => {
       if (name !== 'csrfmiddlewaretoken') body.append(name, String(value));
     }
   }
-  const response = await fetch(form.action, { method, headers, body, credentials: 'same-origin' });
+  // One answer per click: a second click while the first is on its way would send the change twice.
+  const buttons = [...form.querySelectorAll('button')].filter((button) => !button.disabled);
+  buttons.forEach((button) => (button.disabled = true));
+  let response;
+  let page;
+  try {
+    response = await fetch(form.action, { method, headers, body, credentials: 'same-origin' });
+    page = await response.text();
+  } catch {
+    const panel = document.createElement('pre');
+    panel.textContent = document.querySelector('.response')?.dataset.noAnswer ?? '';
+    showAnswer(method, form.action, panel);
+    return;
+  } finally {
+    buttons.forEach((button) => (button.disabled = false));
+  }
   if (response.status === 204) {
     // Nothing to show: the row is gone, back to its list.
     window.location.assign(new URL('..', form.action).href);
     return;
   }
-  const page = await response.text();
   if (!(response.headers.get('Content-Type') || '').startsWith('text/html')) {
     if (showRefusal(form, method, response, page)) return;
     // Not a page (a JSON answer): shown as text, never parsed as markup.

@@ -133,6 +133,18 @@ describe('a person in a browser', () => {
     expect(await page.locator('form.html #id_body').inputValue()).toBe('typed here');
   });
 
+  test('is told when a save got no answer (the connection failed), and keeps what was typed', async () => {
+    await page.goto(new URL('comments/3/', url).href);
+    await page.route('**/comments/3/', (route) => (route.request().method() === 'PATCH' ? route.abort('connectionreset') : route.fallback()));
+    await page.locator('form.html #id_title').fill('lost');
+    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
+
+    expect(await response('No answer came')).toContain('Whether the change was saved is unknown');
+    expect(await page.locator('form.html #id_title').inputValue()).toBe('lost');
+    expect(await page.locator('form.html').getByRole('button', { name: 'PATCH' }).isEnabled()).toBe(true);
+    await page.unrouteAll();
+  });
+
   test("sends raw JSON with PUT, and uses the token API's page with the same session", async () => {
     await page.goto(new URL('comments/1/', url).href);
     await page.getByText('Raw data (JSON)').click();

@@ -4,7 +4,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { gracefulClose, type CloseTimings } from '../../src/shutdown.js';
 
-const FAST: CloseTimings = { drainQuietMs: 20, drainMaxMs: 400, firstRequestGraceMs: 5_000 };
+const FAST: CloseTimings = { drainQuietMs: 20, drainMaxMs: 400, requestGraceMs: 5_000 };
 const REQUEST = 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n';
 
 interface Served {
@@ -126,12 +126,49 @@ describe('closing a server gracefully', () => {
     await closed;
   });
 
-  test('cuts a connection that sends no request within the grace, and then completes', async () => {
-    const served = await serve({ ...FAST, firstRequestGraceMs: 50 });
+  test.each([
+    ['no request', ''],
+    ['half a request', 'GET / HTTP/1.1\r\nHo'],
+  ])('cuts a connection that sends %s and no more within the grace, and then completes', async (_case, sent) => {
+    const served = await serve({ ...FAST, requestGraceMs: 50 });
     const socket = await acceptedConnection(served);
     const answer = untilClosed(socket);
+    socket.write(sent);
     await served.close();
 
     expect(await answer).toBe('');
+  });
+
+  test("answers a keep-alive connection's next request that was still arriving when the stop began", async () => {
+    const served = await serve(FAST);
+    const socket = await acceptedConnection(served);
+    const answer = untilClosed(socket);
+    socket.write(REQUEST);
+    await once(socket, 'data');
+    socket.write('GET /second HTTP/1.1\r\nHo');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const closed = served.close();
+    socket.write('st: localhost\r\n\r\n');
+
+    const answers = (await answer).split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/);
+    await closed;
+  });
+
+  test('answers the request in flight of a pipeline with Connection: close and then closes, leaving those behind it to be sent again', async () => {
+    // RFC 9112 §9.3.2: a client that pipelines retries what a closed connection left unanswered.
+    const waiting: (() => void)[] = [];
+    const served = await serve(FAST, (req, res) => void waiting.push(() => res.end(req.url)));
+    const socket = await acceptedConnection(served);
+    const answer = untilClosed(socket);
+    const first = once(served.server, 'request');
+    socket.write(['/1', '/2', '/3'].map((path) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`).join(''));
+    await first;
+    const closed = served.close();
+    waiting.shift()?.();
+
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n[\s\S]*\r\n\r\n\/1$/);
+    await closed;
   });
 });

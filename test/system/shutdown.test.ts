@@ -94,7 +94,7 @@ describe.each([
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-shutdown-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('lets a request in flight finish with its complete answer, refuses new connections, and exits with status 0', async () => {
+  test('lets a request in flight finish with its complete answer, says it is not ready, refuses new connections, and exits with status 0', async () => {
     const database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
     try {
       const env = { ...PRODUCTION_ENV, DATABASE_URL: database.url, WEB_CONCURRENCY: workers };
@@ -103,11 +103,22 @@ describe.each([
       await server.waitForLog(() => server.servingPids().length === Number(workers));
       const slow = slowCreate(server.url, basicAuth('alice', 'alice-pw'));
       await slow.started;
+      const { hostname, port } = new URL(server.url);
+      const prober = net.connect(Number(port), hostname);
+      await once(prober, 'connect');
 
       server.child.kill('SIGTERM');
+      // A load balancer's readiness probe, on a connection opened before the signal.
+      prober.write(`GET /readyz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+      const probe = (async () => {
+        let text = '';
+        for await (const chunk of prober) text += String(chunk);
+        return text;
+      })();
       await connectionsRefused(server.url);
       const answer = await slow.finish();
 
+      expect(await probe).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*\{"status":"unavailable"\}$/);
       expect(answer.status).toBe(201);
       expect(JSON.parse(answer.body)).toMatchObject({ title: 'slow', body: 'in flight' });
       // Told so, a keep-alive client sends its next request on a new connection, not on this closing one.
