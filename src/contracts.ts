@@ -16,6 +16,9 @@ import type { SiteExposure } from './resource.js';
 import type { FieldDescription } from './serializers.js';
 import type { RequestThrottle } from './throttling.js';
 
+
+/** See `Site.uniqueSetErrors`. */
+export type UniqueSetErrors = 'non_field_errors' | 'first_field';
 /** Everything a request's handling learns on the way, as DRF's Request wraps Django's. */
 export interface RequestContext {
   readonly req: Request;
@@ -180,6 +183,12 @@ export interface Site {
   readonly vary: string;
   /** A number sent for a text field is taken as its text (Django REST Framework's CharField), else refused (Laravel's `string` rule). */
   readonly numbersAsText: boolean;
+  /**
+   * Where a write that would repeat the values of a unique index over several
+   * fields is refused: `non_field_errors` (DRF's UniqueTogetherValidator), or
+   * the first of its fields the write names (Laravel's `unique` rule on a field).
+   */
+  readonly uniqueSetErrors: UniqueSetErrors;
   formatTimestamp(date: Date): string;
   itemBody(ctx: RequestContext, exposure: SiteExposure, item: Item): unknown;
   /** A whole list's body (a page's is its paginator's). */

@@ -63,6 +63,8 @@ export const FIELD_ERRORS = {
   invalid_email: 'validation.invalid_email',
   invalid_username: 'validation.invalid_username',
   unique: 'validation.unique',
+  // Django's UniqueTogetherValidator: `fields` names them.
+  unique_together: 'validation.unique_together',
   invalid_data: 'validation.invalid_data',
   // A list filter's value, as Django's form fields word it.
   enter_number: 'validation.enter_number',

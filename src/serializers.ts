@@ -4,6 +4,7 @@ import { FieldErrors, ValidationError } from './errors.js';
 import { isFormData } from './parsers.js';
 import { displayName, displayNameOf, type BoundResource, type Row, type StoredRecord } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
+import type { UniqueSetErrors } from './contracts.js';
 
 export interface SerializerOptions {
   /** Fields shown, and accepted unless read-only, in this order. */
@@ -14,6 +15,8 @@ export interface SerializerOptions {
   readOnly?: boolean;
   /** A number sent for a text field is its text (the default, Django REST Framework's), or refused (Laravel's). */
   numbersAsText?: boolean;
+  /** Where a repeated unique set is refused (`Site.uniqueSetErrors`); default: DRF's `non_field_errors`. */
+  uniqueSetErrors?: UniqueSetErrors;
 }
 
 /** What OPTIONS tells about a field, as Django REST Framework's SimpleMetadata. */
@@ -152,11 +155,18 @@ export class Serializer {
    * Validated values of the writable fields present in `input` (all of them
    * unless `partial`). Throws one ValidationError naming every failing field.
    * `instance` is the row being updated, left out of uniqueness checks;
-   * `unique: false` leaves uniqueness to a caller that checks many rows at once.
+   * `unique: false` leaves uniqueness to a caller that checks many rows at once;
+   * `fixed`: values the server sets itself (the owner), which unique indexes count.
    */
   async validate(
     input: unknown,
-    { partial = false, instance, unique = true, transaction }: { partial?: boolean; instance?: StoredRecord; unique?: boolean; transaction?: Transaction } = {},
+    {
+      partial = false,
+      instance,
+      unique = true,
+      transaction,
+      fixed = {},
+    }: { partial?: boolean; instance?: StoredRecord; unique?: boolean; transaction?: Transaction; fixed?: Record<string, unknown> } = {},
   ) {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new ValidationError({
@@ -183,7 +193,10 @@ export class Serializer {
       else values[spec.name] = cleaned.value;
     }
     await this.checkReferenced(values, errors, transaction);
-    if (unique) await this.checkUnique(values, errors, instance);
+    if (unique) {
+      await this.checkUnique(values, errors, instance);
+      await this.checkUniqueIndexes(values, errors, { instance, fixed, transaction });
+    }
     errors.throwIfAny(this.resource.key);
     return values;
   }
@@ -216,6 +229,31 @@ export class Serializer {
       const conditions: WhereOptions[] = [match];
       if (instance) conditions.push({ id: { [Op.ne]: instance.get('id') } });
       if ((await this.resource.model.count({ where: { [Op.and]: conditions } })) > 0) errors.add(spec.name, 'unique');
+    }
+  }
+
+  /**
+   * The declaration's unique indexes (Django's unique_together or
+   * UniqueConstraint, Laravel's unique rule with a where): a write that would
+   * repeat one's values is refused as a field error before the index refuses
+   * it with a 500. Values the write leaves out are the row's or the server's.
+   */
+  private async checkUniqueIndexes(
+    values: Record<string, unknown>,
+    errors: FieldErrors,
+    { instance, fixed, transaction }: { instance?: StoredRecord; fixed: Record<string, unknown>; transaction?: Transaction },
+  ): Promise<void> {
+    for (const { columns, unique } of Object.values(this.resource.declaration.indexes ?? {})) {
+      if (!unique || !columns.some((column) => column in values) || columns.some((column) => errors.has(column))) continue;
+      const known = Object.fromEntries(columns.map((column) => [column, column in values ? values[column] : column in fixed ? fixed[column] : instance?.get(column)]));
+      // As the index itself (and DRF's validator): a NULL repeats nothing.
+      if (Object.values(known).some((value) => value === null || value === undefined)) continue;
+      const conditions: WhereOptions[] = [known];
+      if (instance) conditions.push({ id: { [Op.ne]: instance.get('id') } });
+      if ((await this.resource.model.count({ where: { [Op.and]: conditions }, transaction })) === 0) continue;
+      const named = columns.find((column) => column in values) as string;
+      if (columns.length === 1 || this.options.uniqueSetErrors === 'first_field') errors.add(named, 'unique');
+      else errors.add('non_field_errors', 'unique_together', { fields: columns.join(', ') });
     }
   }
 

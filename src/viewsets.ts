@@ -125,8 +125,9 @@ export class ModelViewSet extends StoredWritesViewSet {
 
   async create(ctx: RequestContext): Promise<SiteResponse> {
     const data = await this.data(ctx);
-    const values = await this.serializer.validate(data);
-    return checkedAgainOnUniqueViolation(() => this.created(ctx, values), () => this.serializer.validate(data));
+    const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { fixed: this.ownerValues(ctx) });
+    const values = await validate();
+    return checkedAgainOnUniqueViolation(() => this.created(ctx, values), validate);
   }
 
   private async created(ctx: RequestContext, values: Record<string, unknown>): Promise<SiteResponse> {

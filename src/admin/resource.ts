@@ -222,9 +222,9 @@ export class DeclaredResource extends SequelizeResource {
 
   override async create(params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
     const staff = staffOf(context);
-    const values = await this.validated(params, { staff, row: null });
     const owner = this.bound.declaration.ownerField;
-    if (owner) values[owner] = Number(staff.id);
+    const owned = owner ? { [owner]: Number(staff.id) } : {};
+    const values = { ...(await this.validated(params, { staff, row: null }, owned)), ...owned };
     let saved: ParamsType = {};
     const within = async (row: Row, transaction: Transaction): Promise<void> => {
       saved = await this.savedParams(row, transaction);
@@ -385,25 +385,27 @@ export class DeclaredResource extends SequelizeResource {
     return withoutHidden(this.bound, params ?? {});
   }
 
-  /** The serializer's values plus the policy's, or one AdminJS ValidationError naming every refused field. */
-  private async validated(params: Record<string, unknown>, context: WriteContext): Promise<Record<string, unknown>> {
+  /** The serializer's values plus the policy's, or one AdminJS ValidationError naming every refused field. `fixed`: as the serializer's. */
+  private async validated(params: Record<string, unknown>, context: WriteContext, fixed: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const translate = t(context.staff);
     const { input, errors: formErrors } = formInput(this.bound, params);
-    const errors: PropertyErrors = {};
+    let errors: PropertyErrors = {};
+    // What no field of the form can show (a unique set repeated): said in the notice.
+    let notice = translate('admin:errors.validation_failed');
     let values: Record<string, unknown> = {};
     try {
-      values = await this.serializer.validate(input, { partial: context.row !== null, instance: context.row ?? undefined });
+      values = await this.serializer.validate(input, { partial: context.row !== null, instance: context.row ?? undefined, fixed });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      for (const { field, messages } of fieldErrorMessages(translate, error)) errors[field] = { message: messages.join(' ') };
+      const refusal = this.refused(translate, error);
+      errors = refusal.propertyErrors;
+      notice = refusal.baseError?.message ?? notice;
     }
     // A form value the serializer never saw (JSON text that does not parse) says why in its own words.
     for (const [field, code] of Object.entries(formErrors)) errors[field] = { message: translate(code) };
     const refusals = (await this.policy?.prepare(params, values, context)) ?? {};
     for (const [field, key] of Object.entries(refusals)) errors[field] ??= { message: translate(`admin:${key}`), type: FORBIDDEN };
-    if (Object.keys(errors).length > 0) {
-      throw new AdminValidationError(errors, { message: translate('admin:errors.validation_failed') });
-    }
+    if (Object.keys(errors).length > 0) throw new AdminValidationError(errors, { message: notice });
     return values;
   }
 
@@ -421,10 +423,12 @@ export class DeclaredResource extends SequelizeResource {
     } catch (error) {
       if (error instanceof ValidationError) throw this.refused(translate, error);
       if (!(error instanceof UniqueConstraintError)) throw error;
-      const fields = Object.keys(error.fields ?? {}).filter((name) => name in this.bound.declaration.fields);
+      const fields = Object.keys(error.fields ?? {}).filter((name) => this.property(name));
       const message = translate('validation.unique');
-      const errors: PropertyErrors = Object.fromEntries((fields.length > 0 ? fields : ['id']).map((name) => [name, { message }]));
-      throw new AdminValidationError(errors, { message: translate('admin:errors.validation_failed') });
+      // On the form's fields the index names; when it names none of them, on the version, and said in the notice
+      // (AdminJS counts a record with no field error as saved).
+      const errors: PropertyErrors = Object.fromEntries((fields.length > 0 ? fields : [VERSION_PARAM]).map((name) => [name, { message }]));
+      throw new AdminValidationError(errors, { message: fields.length > 0 ? translate('admin:errors.validation_failed') : message });
     }
   }
 

@@ -167,6 +167,7 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
     querying: new SpatieQueryDialect(parseTimestamp),
     vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
     numbersAsText: false,
+    uniqueSetErrors: 'first_field',
     formatTimestamp: utcTimestamp,
     itemBody: (_ctx, exposure, item) => ({ [exposure.wrap?.item ?? DEFAULT_WRAP]: item }),
     listBody: (_ctx, exposure, items) => ({ [listKey(exposure)]: items }),

@@ -75,10 +75,10 @@ export class GenericViewSet {
     const formatTimestamp = (date: Date): string => site.formatTimestamp(date);
     const readOnly = !exposure.actions.some((action) => WRITE_ACTIONS.has(action));
     const { rules } = exposure;
-    const { numbersAsText } = site;
-    this.serializer = new Serializer(resource, { fields: exposure.fields, rules, formatTimestamp, readOnly, numbersAsText });
+    const { numbersAsText, uniqueSetErrors } = site;
+    this.serializer = new Serializer(resource, { fields: exposure.fields, rules, formatTimestamp, readOnly, numbersAsText, uniqueSetErrors });
     this.retrieveSerializer = exposure.retrieveFields
-      ? new Serializer(resource, { fields: exposure.retrieveFields, rules, formatTimestamp, readOnly, numbersAsText })
+      ? new Serializer(resource, { fields: exposure.retrieveFields, rules, formatTimestamp, readOnly, numbersAsText, uniqueSetErrors })
       : this.serializer;
     this.included = (exposure.include ?? []).map((name) => {
       const relation = resource.related.get(name);

@@ -15,10 +15,15 @@ export class StoredWritesViewSet extends ConditionalViewSet {
   /** Whether the retrieve reads every reference the exposure's fields show (writtenStored); known on first use. */
   private retrieveShowsReferences: boolean | undefined;
 
+  /** What a new row's owner field is set to: the user who creates it. */
+  protected ownerValues(ctx: RequestContext): Record<string, unknown> {
+    const ownerField = this.resource.declaration.ownerField;
+    return ownerField && ctx.user ? { [ownerField]: ctx.user.id } : {};
+  }
+
   /** Sets the owner field of a new row to the user who creates it. */
   protected owned(ctx: RequestContext, values: Record<string, unknown>): void {
-    const ownerField = this.resource.declaration.ownerField;
-    if (ownerField && ctx.user) values[ownerField] = ctx.user.id;
+    Object.assign(values, this.ownerValues(ctx));
   }
 
   /**
