@@ -17,12 +17,37 @@ function emptyData(): RequestData {
 }
 
 /** Bodies read from a form: their values are all text, as a browser's form sends them. */
-const formBodies = new WeakSet<object>();
+/** Each form body's values by name, every one of a repeated name, in order: what `formList` reads. */
+const formBodies = new WeakMap<object, Map<string, string[]>>();
 
-function formData(): RequestData {
+function formData(): { data: RequestData; add(name: string, value: string): void } {
   const data = emptyData();
-  formBodies.add(data);
-  return data;
+  const all = new Map<string, string[]>();
+  formBodies.set(data, all);
+  const add = (name: string, value: string): void => {
+    if (PROTOTYPE_KEYS.has(name)) return;
+    // The parsed data keeps the last of a repeated name, as Django's QueryDict.get does.
+    data[name] = value;
+    const values = all.get(name);
+    if (values) values.push(value);
+    else all.set(name, [value]);
+  };
+  return { data, add };
+}
+
+/**
+ * The values a form sent for a field that is a list, repeated (`name=1&name=2`,
+ * as an HTML form's multiple select sends them) or in PHP's brackets
+ * (`name[]=1&name[]=2`, as Laravel's clients do); undefined when the form sent
+ * `name` once (that one value may itself list, `1,2,3`) or not at all.
+ */
+export function formList(data: unknown, name: string): string[] | undefined {
+  const all = typeof data === 'object' && data !== null ? formBodies.get(data) : undefined;
+  if (!all) return undefined;
+  const plain = all.get(name) ?? [];
+  const bracketed = all.get(`${name}[]`);
+  if (bracketed) return [...plain, ...bracketed];
+  return plain.length > 1 ? plain : undefined;
 }
 
 /** Whether `data` came from a form (urlencoded or multipart), whose values are text to be read as their field's kind. */
@@ -126,53 +151,28 @@ function formComponent(text: string): string {
   }
 }
 
-/** Repeated keys keep the last value, as Django's QueryDict.get does. */
 function parseUrlencoded(text: string): RequestData {
-  const data = formData();
+  const { data, add } = formData();
   let count = 0;
   for (const pair of text.split('&')) {
     if (pair === '') continue;
     if ((count += 1) > MAX_FORM_FIELDS) throw new ApiError('parse_error_form');
     const equals = pair.indexOf('=');
-    const name = formComponent(equals < 0 ? pair : pair.slice(0, equals));
-    if (!PROTOTYPE_KEYS.has(name)) data[name] = equals < 0 ? '' : formComponent(pair.slice(equals + 1));
+    add(formComponent(equals < 0 ? pair : pair.slice(0, equals)), equals < 0 ? '' : formComponent(pair.slice(equals + 1)));
   }
   return data;
 }
 
-/** Repeated fields keep the last value; invalid UTF-8 is refused as in a urlencoded body. */
+/** Invalid UTF-8 is refused as in a urlencoded body. */
 function parseMultipart(raw: Buffer, boundary: string | undefined): RequestData {
-  const data = formData();
+  const { data, add } = formData();
   try {
-    for (const [name, value] of multipartFields(raw, boundary, { parts: MAX_FORM_FIELDS })) {
-      if (!PROTOTYPE_KEYS.has(name)) data[name] = value;
-    }
+    for (const [name, value] of multipartFields(raw, boundary, { parts: MAX_FORM_FIELDS })) add(name, value);
   } catch (error) {
     if (error instanceof MultipartError) throw new ApiError('parse_error_form', { detail: error.reason });
     throw error;
   }
   return data;
-}
-
-/**
- * Every value a form body (already read, and parsed without error) gave the
- * field `name`: the parsed data keeps only the last of a repeated field, as
- * Django's QueryDict.get, so a field that is a list is read from the raw body again.
- */
-export function repeatedFormValues(req: Request, name: string): string[] {
-  const raw: unknown = req.body;
-  if (!Buffer.isBuffer(raw)) return [];
-  if (req.is('application/x-www-form-urlencoded')) return new URLSearchParams(raw.toString('utf8')).getAll(name);
-  if (!req.is('multipart/form-data')) return [];
-  try {
-    const { boundary } = contentType.parse(req.headers['content-type'] ?? '').parameters;
-    return multipartFields(raw, boundary, { parts: MAX_FORM_FIELDS })
-      .filter(([field]) => field === name)
-      .map(([, value]) => value);
-  } catch (error) {
-    if (error instanceof MultipartError) return [];
-    throw error;
-  }
 }
 
 const cache = new WeakMap<Request, Promise<unknown>>();

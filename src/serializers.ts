@@ -1,7 +1,7 @@
 import { fn, col, where, Op, type IncludeOptions, type Transaction, type WhereOptions } from 'sequelize';
 import { cleanValue, formatDecimal, fromStored, parseBoolean, typeName, type WritableField } from './cleaning.js';
 import { FieldErrors, ValidationError } from './errors.js';
-import { isFormData } from './parsers.js';
+import { formList, isFormData } from './parsers.js';
 import { displayName, displayNameOf, type BoundResource, type Row, type StoredRecord } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
 import type { UniqueSetErrors } from './contracts.js';
@@ -177,8 +177,9 @@ export class Serializer {
     const values: Record<string, unknown> = {};
     const form = isFormData(input);
     for (const spec of this.writable) {
-      const present = Object.hasOwn(input, spec.name);
-      const raw = present ? (input as Record<string, unknown>)[spec.name] : undefined;
+      // A form's list: `ids=1&ids=2`, or Laravel's `ids[]=1&ids[]=2`.
+      const listed = form && spec.field.kind === 'manyToMany' ? formList(input, spec.name) : undefined;
+      const raw = listed ?? (Object.hasOwn(input, spec.name) ? (input as Record<string, unknown>)[spec.name] : undefined);
       if (raw === undefined) {
         if (!partial && spec.required) errors.add(spec.name, 'required');
         continue;

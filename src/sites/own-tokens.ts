@@ -75,7 +75,7 @@ async function makeToken(own: OwnTokens, ctx: RequestContext): Promise<SiteRespo
   const user = userOf(ctx);
   const data = await requestData(ctx.req, own.services.bodyLimit);
   if (!isFields(data)) throw new ValidationError({ non_field_errors: [{ code: 'invalid_data', params: { datatype: typeName(data) } }] });
-  const options = await own.reader.read(ctx.req, data);
+  const options = await own.reader.read(data);
   // A token hands on only what it holds (by default, all of it); a session holds everything.
   const held = ctx.token?.abilities ?? DEFAULT_ABILITIES;
   const abilities = options.abilities ?? [...held];

@@ -132,7 +132,7 @@ function loginEndpoint(site: Site, { config, registry, accounts, tokens, loginTh
         docs,
         run: async (ctx) => {
           const data = await credentialsData(ctx.req, bodyLimit);
-          const options = isFields(data) ? await reader.read(ctx.req, data) : {};
+          const options = isFields(data) ? await reader.read(data) : {};
           const email = bodyText(data, 'email').trim();
           const password = bodyText(data, 'password');
           const row = await strategies.check('token', ctx.req, ctx.res, { identifier: email, password });

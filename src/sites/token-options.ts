@@ -5,14 +5,13 @@
  * `abilities` field separated by commas or spaces); anything else is the token
  * site's 422. The API description and the browsable form come from here too.
  */
-import type { Request } from 'express';
 import { cleanValue, typeName, type WritableField } from '../cleaning.js';
 import { clock } from '../clock.js';
 import { FieldErrors } from '../errors.js';
 import { field } from '../fields.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema } from '../openapi/types.js';
-import { isFormData, repeatedFormValues } from '../parsers.js';
+import { formList, isFormData } from '../parsers.js';
 import type { FieldDescription } from '../serializers.js';
 
 /** At most this many abilities, each at most this long. */
@@ -20,8 +19,9 @@ export const MAX_ABILITIES = 100;
 const ABILITY_LENGTH = 255;
 /** The longest lifetime one may ask for, in minutes (about 19 years), as TOKEN_EXPIRATION_MINUTES allows. */
 export const MAX_EXPIRES_IN = 10_000_000;
-const FORM_LIST = 'abilities[]';
 /** How a form's single `abilities` field separates them. */
+/** The form field of a bracketed list of abilities, as the API description names it. */
+const FORM_LIST = 'abilities[]';
 const SEPARATORS = /[\s,]+/u;
 
 export interface TokenOptions {
@@ -52,12 +52,11 @@ function sent(value: unknown): boolean {
   return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
 }
 
-/** The abilities as sent: a JSON value, or a form's list. */
-async function sentAbilities(req: Request, data: Record<string, unknown>, form: boolean): Promise<unknown> {
+/** The abilities as sent: a JSON value, or a form's list (repeated, bracketed, or one value of them). */
+function sentAbilities(data: Record<string, unknown>, form: boolean): unknown {
   if (!form) return data.abilities;
-  const listed = repeatedFormValues(req, FORM_LIST);
-  if (listed.length === 0 && Object.hasOwn(data, FORM_LIST)) listed.push(String(data[FORM_LIST]));
-  if (listed.length > 0) return listed;
+  const listed = formList(data, 'abilities');
+  if (listed) return listed;
   return sent(data.abilities) ? String(data.abilities).split(SEPARATORS).filter((ability) => ability !== '') : undefined;
 }
 
@@ -75,7 +74,7 @@ export class TokenOptionsReader {
   }
 
   /** The options sent in `data` (a body already parsed); throws one ValidationError naming every bad field. */
-  async read(req: Request, data: Record<string, unknown>): Promise<TokenOptions> {
+  async read(data: Record<string, unknown>): Promise<TokenOptions> {
     const errors = new FieldErrors();
     const form = isFormData(data);
     const options: TokenOptions = {};
@@ -87,7 +86,7 @@ export class TokenOptionsReader {
     } else if (this.naming.required) {
       errors.add(this.naming.names[0], 'required');
     }
-    const abilities = await sentAbilities(req, data, form);
+    const abilities = sentAbilities(data, form);
     if (abilities !== undefined && abilities !== null) options.abilities = this.abilities(abilities, errors);
     if (sent(data.expires_in)) {
       const cleaned = cleanValue(this.expiresIn, data.expires_in, form);

@@ -96,6 +96,18 @@ describe('the root site (DRF)', () => {
     expectFieldErrors(refused.body, ['metadata']);
   });
 
+  it.each([
+    ['repeated, as a multiple select sends them', (ids: number[]) => ids.map((id) => `tags=${id}`).join('&')],
+    ['in brackets, as a Laravel client sends them', (ids: number[]) => ids.map((id) => `tags%5B%5D=${id}`).join('&')],
+    ['as one list by commas', (ids: number[]) => `tags=${ids.join(',')}`],
+  ])('takes every tag a form sends %s, on both sites', async (_case, tags) => {
+    const body = `title=Tagged+by+a+form&${tags(tagIds.slice(0, 2))}`;
+    const root = await alice.root.post('/posts/').type('form').send(body).expect(201);
+    expect(root.body.tags).toEqual(tagIds.slice(0, 2));
+    const api = await alice.api.post('/api/posts').type('form').send(body).expect(201);
+    expect(api.body.post.tags).toEqual(tagIds.slice(0, 2));
+  });
+
   it('refuses a value of the wrong kind in each field with a 400 naming the field', async () => {
     const refused = await alice.root
       .post('/posts/')
