@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { clock } from './clock.js';
+import { checkDeclarations } from './declaration-checks.js';
 import { resourcesDir } from './paths.js';
 import { isColumn, type ColumnField, type ResourceDeclaration, type SiteExposure, type UserModelContract } from './resource.js';
 
@@ -211,8 +212,8 @@ export class ResourceRegistry {
     readonly sequelize: Sequelize,
     declarations: readonly ResourceDeclaration[],
   ) {
+    checkDeclarations(declarations);
     for (const declaration of declarations) {
-      if (this.byName.has(declaration.name)) throw new Error(`Resource ${declaration.name} is declared twice`);
       const timestamps = { created: autoField(declaration, 'create'), updated: autoField(declaration, 'update') };
       const model = defineModel(sequelize, declaration, timestamps);
       this.byName.set(declaration.name, {

@@ -10,6 +10,7 @@ import { AUDIT_LOG_TABLE, AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { SESSIONS_TABLE } from '../db/sessions-table.js';
 import { isColumn, type ColumnField, type Lookup, type ResourceDeclaration } from '../resource.js';
 import type { ColumnSchema, IndexSchema, Schema, TableSchema } from './model.js';
+import { checkDeclarations } from '../declaration-checks.js';
 
 const EQUALITY: ReadonlySet<Lookup> = new Set(['exact', 'in', 'isnull']);
 const DEFAULT_STRING_LENGTH = 255;
@@ -166,6 +167,7 @@ function joinTables(declaration: ResourceDeclaration, declarations: readonly Res
 
 /** Every table the declarations need, and the framework's own (its sessions, the admin's audit log). */
 export function declaredSchema(declarations: readonly ResourceDeclaration[]): Schema {
+  checkDeclarations(declarations);
   // Sessions are versioned as credentials are: a request takes the session row it read last while the table is unchanged.
   const tables: Record<string, TableSchema> = { sessions: { ...SESSIONS_TABLE, rowCounter: true, rowVersion: true }, [AUDIT_LOG_TABLE_NAME]: AUDIT_LOG_TABLE };
   for (const declaration of declarations) {
