@@ -43,11 +43,24 @@ export interface StartOptions {
   preloadAdmin?: boolean;
 }
 
+/**
+ * Says at start what Django's runserver says: declarations changed with no
+ * migration made for them, or migrations written but not compiled; either
+ * would otherwise show only as the requests that need them failing.
+ */
+async function warnOfUnmigrated(services: Services): Promise<void> {
+  const { unmigrated } = await import('./schema/unmigrated.js');
+  const { changes, uncompiled } = unmigrated(services.application, services.registry.all().map(({ declaration }) => declaration));
+  if (changes.length > 0) services.logger.warn({ changes }, 'the declarations have changes that no migration makes: run `npm run manage -- makemigrations`, then start again');
+  if (uncompiled.length > 0) services.logger.warn({ migrations: uncompiled }, 'migrations not compiled, so not applied: start with `npm start` (it builds them) or run `npm run build` first');
+}
+
 /** Migrations, then the demo data on an empty development database: what a cluster's preparing process does once for its workers. */
 export async function prepareDatabase(config: Config): Promise<SeedOutcome | null> {
   const [{ createServices }, { seedEmptyDevelopmentDatabase }] = await Promise.all([import('./services.js'), import('./db/seeder.js')]);
   const services = await createServices(config);
   try {
+    await warnOfUnmigrated(services);
     return await seedEmptyDevelopmentDatabase(services);
   } finally {
     await services.close();
@@ -61,6 +74,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = await createServices(config, { migrate: prepare, limitStatements: true });
   let demo: SeedOutcome | null = null;
   try {
+    if (prepare) await warnOfUnmigrated(services);
     // The seeder (and the loaders it brings) only where demo data may be wanted.
     if (prepare && seedsDemoData(config)) demo = await (await import('./db/seeder.js')).seedEmptyDevelopmentDatabase(services);
   } catch (error) {

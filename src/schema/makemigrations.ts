@@ -12,10 +12,8 @@ import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
 import { diffSchemas, inverseOf, type Operation, type Rename, type SchemaChange } from './diff.js';
 import { introspectSchema } from './introspect.js';
-import { emptySchema, sortedSchema, type Schema } from './model.js';
+import { emptySchema, SNAPSHOT_FILE, sortedSchema, type Schema } from './model.js';
 import { migrationSource } from './writer.js';
-
-export const SNAPSHOT_FILE = 'schema.json';
 
 export const snapshotPath = (dir: string): string => path.join(dir, SNAPSHOT_FILE);
 
