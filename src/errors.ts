@@ -70,6 +70,7 @@ export const FIELD_ERRORS = {
   enter_number: 'validation.enter_number',
   enter_whole_number: 'validation.enter_whole_number',
   enter_datetime: 'validation.enter_datetime',
+  select_valid_choice: 'validation.select_valid_choice',
   too_many_values: 'validation.too_many_values',
   too_many_short_values: 'validation.too_many_short_values',
   operator_not_allowed: 'validation.operator_not_allowed',

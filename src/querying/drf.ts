@@ -52,7 +52,11 @@ export class DrfQueryDialect implements QueryDialect {
     const texts = lookup === 'in' ? commaList(text) : [text];
     if (texts.length === 0) return null;
     const read = filterValues(lookup === 'icontains' ? 'text' : filter.kind, texts, this.parseTime);
-    return 'error' in read ? read : { condition: { field: filter.field, lookup, values: read.values } };
+    if ('error' in read) return read;
+    const { choices } = filter;
+    const unknown = choices && lookup !== 'icontains' ? read.values.find((value) => !choices.includes(String(value))) : undefined;
+    if (unknown !== undefined) return { error: 'select_valid_choice', params: { value: String(unknown).slice(0, 64) } };
+    return { condition: { field: filter.field, lookup, values: read.values } };
   }
 
   private conditions(pairs: readonly [string, string][], spec: QuerySpec): Condition[] {

@@ -15,6 +15,8 @@ export interface FilterSpec {
   lookups: readonly Lookup[];
   /** A reference's `as` name: django-filter also filters a relation by its own name (`owner__isnull`). */
   alias?: string;
+  /** An enum's values: django-filter's ChoiceFilter refuses any other. */
+  choices?: readonly string[];
 }
 
 /** What one exposure's list lets clients ask. */
@@ -68,6 +70,7 @@ export function querySpec(resource: BoundResource, exposure: SiteExposure, shown
     if (!declared) throw new Error(`${resource.declaration.name} has no field ${field}`);
     const spec: FilterSpec = { field, kind: declared.kind, nullable: declared.nullable ?? false, lookups };
     if (declared.kind === 'reference') spec.alias = declared.as;
+    if (declared.kind === 'enum') spec.choices = declared.choices;
     return spec;
   });
   return {
