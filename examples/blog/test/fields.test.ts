@@ -198,6 +198,17 @@ describe('a writable reference', () => {
     expectFieldErrors(notAnId.body, ['post_id']);
   });
 
+  it('refuses a reference that is no id as DRF does (incorrect type), and one of no row (does not exist), on both sites', async () => {
+    const word = await bob.root.post('/replies/').send({ post_id: 'abc', body: 'to what?' }).expect(400);
+    expect(word.body).toEqual({ post_id: ['Incorrect type. Expected pk value, received string.'] });
+    const fraction = await bob.root.post('/replies/').send({ post_id: '1.5', body: 'to what?' }).expect(400);
+    expect(fraction.body).toEqual({ post_id: ['Incorrect type. Expected pk value, received string.'] });
+    const none = await bob.root.post('/replies/').send({ post_id: 999_999, body: 'to what?' }).expect(400);
+    expect(none.body).toEqual({ post_id: ['Invalid pk "999999" - object does not exist.'] });
+    const api = await bob.api.post('/api/replies').send({ post_id: 'abc', body: 'to what?' }).expect(422);
+    expect(api.body.errors).toEqual({ post_id: ['The post id field must be an integer.'] });
+  });
+
   it('filters by the reference, and by a nullable one being null', async () => {
     const post = await alice.root.post('/posts/').send({ title: 'Thread', body: 'text' }).expect(201);
     const top = await bob.root.post('/replies/').send({ post_id: post.body.id, body: 'top' }).expect(201);
