@@ -211,6 +211,11 @@ function assertAdmin(declaration: ResourceDeclaration): void {
 
 /** Checks a declaration's internal references when its module loads, so mistakes fail at start, not on a request. */
 export function defineResource<const T extends ResourceDeclaration>(declaration: T): T {
+  const ids = Object.entries(declaration.fields).filter(([, declared]) => declared.kind === 'id');
+  if (ids.length !== 1) {
+    const found = ids.length === 0 ? 'none' : ids.map(([name]) => name).join(', ');
+    throw new Error(`Resource ${declaration.name}: declares one id field, as every resource does (id: field.id()); it declares ${found}`);
+  }
   if (declaration.ownerField) {
     assertFields(declaration, [declaration.ownerField], 'ownerField');
     if (declaration.fields[declaration.ownerField]?.kind !== 'reference') {

@@ -3,7 +3,7 @@ import accessToken from '../../resources/access_token.js';
 import comment from '../../resources/comment.js';
 import user from '../../resources/user.js';
 import { loadDeclarations } from '../../src/registry.js';
-import { defineResource, field } from '../../src/resource.js';
+import { defineResource, field, type ResourceDeclaration } from '../../src/resource.js';
 
 describe('resource declarations', () => {
   test('resources/ holds the access token, comment and user declarations, found without naming them', async () => {
@@ -43,6 +43,13 @@ describe('resource declarations', () => {
         sites: { paginated: { path: 'broken', actions: ['list'], fields: ['id', 'nope'], ordering: [['id', 'ASC']] } },
       }),
     ).toThrow('Resource Broken: sites.paginated.fields names unknown field "nope"');
+  });
+
+  test('a declaration without an id field, or with two, fails when it loads, saying so', () => {
+    const declare = (fields: ResourceDeclaration['fields']) => () =>
+      defineResource({ name: 'Idless', table: 'idless', fields, sites: { paginated: { path: 'idless', actions: ['list'], fields: ['label'], ordering: [['label', 'ASC']] } } });
+    expect(declare({ label: field.string() })).toThrow('Resource Idless: declares one id field, as every resource does (id: field.id()); it declares none');
+    expect(declare({ id: field.id(), key: field.id(), label: field.string() })).toThrow('it declares id, key');
   });
 
   test('a hidden field cannot be exposed on a site', () => {
