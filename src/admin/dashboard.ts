@@ -3,7 +3,11 @@ import { Op, type Order } from 'sequelize';
 import { currentLanguage } from './locale.js';
 import { ADMIN_PATH } from './mount.js';
 import { resourceNames } from './names.js';
-import { firstNamed, userModelOf, type BoundResource, type ResourceRegistry, type Row } from '../registry.js';
+import type { PageHandler } from 'adminjs';
+import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
+import { translator, type Language } from '../i18n.js';
+import { firstNamed, userModelOf, type BoundResource, type ResourceRegistry, type Row, type RowModel } from '../registry.js';
+import { isStaffMember } from './staff.js';
 import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
 import { countRows } from '../pagination/rows.js';
 
@@ -32,10 +36,22 @@ export interface DashboardResource {
   latest: DashboardRow[];
 }
 
+/** One of the staff member's own changes (Django admin's "My actions"): the row, what was done, to which resource. */
+export interface DashboardAction extends DashboardRow {
+  /** "Added", "Changed", "Deleted", in the page's language. */
+  verb: string;
+  /** The resource's name for people. */
+  resource: string;
+}
+
 export interface DashboardData {
   resources: DashboardResource[];
   /** The accounts that logged in last, the latest first. */
   logins: (DashboardRow & { username: string })[];
+  /** The staff member's own latest changes, the latest first. */
+  actions: DashboardAction[];
+  /** The whole audit log: its name, its entries, its list page. */
+  log: { name: string; count: number; href: string };
 }
 
 function actionsOf(resource: BoundResource): readonly AdminAction[] {
@@ -93,8 +109,40 @@ async function latestLogins(accounts: BoundResource): Promise<DashboardData['log
   return rows.map((row) => ({ ...dashboardRow(accounts, row, fields, LAST_LOGIN), username: String(row.get(usernameField) ?? '') }));
 }
 
-/** What the admin's start page shows, in the request's language (ui/dashboard.jsx renders it). */
-export async function dashboardData(registry: ResourceRegistry): Promise<DashboardData> {
+/** The staff member's own changes the dashboard lists, as Django's admin index does. */
+export const DASHBOARD_ACTIONS = 10;
+
+async function ownActions(registry: ResourceRegistry, log: RowModel, staffId: number, language: Language): Promise<DashboardAction[]> {
+  const t = translator(language, ['admin']);
+  const byTable = new Map(registry.all().map((resource) => [resource.declaration.table, resource]));
+  const rows = await log.findAll({
+    attributes: ['id', 'created_at', 'action', 'resource', 'record_id', 'record_title'],
+    where: { account_id: staffId },
+    order: [['id', 'DESC']],
+    limit: DASHBOARD_ACTIONS,
+  });
+  return rows.map((row) => {
+    const resource = byTable.get(String(row.get('resource')));
+    const id = String(row.get('record_id'));
+    const action = String(row.get('action'));
+    // A deleted row has no page to go to.
+    const href = resource && action !== 'delete' ? showHref(resource, id) : null;
+    return {
+      id: String(row.get('id')),
+      title: String(row.get('record_title')) || `#${id}`,
+      href,
+      at: isoTime(row.get('created_at')),
+      verb: t(`dashboard.actions.${action}`, { defaultValue: action }),
+      resource: resource ? resourceNames(language, resource).name : String(row.get('resource')),
+    };
+  });
+}
+
+/**
+ * What the admin's start page shows, in the request's language
+ * (ui/dashboard.jsx renders it); `staffId`: whose own changes it lists.
+ */
+export async function dashboardData(registry: ResourceRegistry, log: RowModel, staffId: number | null): Promise<DashboardData> {
   const language = currentLanguage();
   const resources = await Promise.all(
     registry.all().map(async (resource): Promise<DashboardResource> => {
@@ -105,10 +153,19 @@ export async function dashboardData(registry: ResourceRegistry): Promise<Dashboa
       return { id, ...resourceNames(language, resource), count, href, latest };
     }),
   );
-  return { resources, logins: await latestLogins(registry.users()) };
+  const [logins, actions, logCount] = await Promise.all([
+    latestLogins(registry.users()),
+    staffId === null ? [] : ownActions(registry, log, staffId, language),
+    log.count(),
+  ]);
+  const logName = translator(language, ['admin'])('audit.name');
+  return { resources, logins, actions, log: { name: logName, count: logCount, href: `${ADMIN_PATH}/resources/${AUDIT_LOG_TABLE_NAME}` } };
 }
 
-/** AdminJS's `dashboard.handler`. */
-export function dashboardHandler(registry: ResourceRegistry): () => Promise<DashboardData> {
-  return () => dashboardData(registry);
+/** AdminJS's `dashboard.handler`: it is given the request's context, whose staff member the page is for. */
+export function dashboardHandler(registry: ResourceRegistry, log: RowModel): PageHandler {
+  return (_request, _response, context) => {
+    const admin = context.currentAdmin;
+    return dashboardData(registry, log, isStaffMember(admin) ? Number(admin.id) : null);
+  };
 }

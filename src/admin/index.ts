@@ -129,7 +129,7 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
     logoutPath: `${ADMIN_PATH}/logout`,
     resources,
     componentLoader,
-    dashboard: { component: DASHBOARD_COMPONENT, handler: dashboardHandler(registry) },
+    dashboard: { component: DASHBOARD_COMPONENT, handler: dashboardHandler(registry, audit.trail.model) },
     locale: withDataTexts(localeOption(bound)),
     branding: async () => ({
       companyName: translator(currentLanguage(), ['admin'])('brand'),

@@ -72,6 +72,9 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       dashboardLogins: t('dashboard.logins'),
       dashboardNoRows: t('dashboard.no_rows'),
       dashboardNoLogins: t('dashboard.no_logins'),
+      dashboardActions: t('dashboard.actions_title'),
+      dashboardNoActions: t('dashboard.no_actions'),
+      dashboardWholeLog: t('dashboard.whole_log'),
       // Drop-down lists' hints (ui/layout.jsx).
       selectPlaceholder: t('select.placeholder'),
       selectNoOptions: t('select.no_options'),

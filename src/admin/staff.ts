@@ -9,7 +9,7 @@ export interface StaffMember extends CurrentAdmin {
   language: Language;
 }
 
-function isStaffMember(admin: CurrentAdmin | undefined): admin is StaffMember {
+export function isStaffMember(admin: CurrentAdmin | undefined): admin is StaffMember {
   return typeof admin?.id === 'string' && typeof (admin as Partial<StaffMember>).isSuperuser === 'boolean';
 }
 

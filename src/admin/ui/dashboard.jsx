@@ -35,17 +35,43 @@ const Section = ({ title, testId, children }) => (
   </Box>
 );
 
-const Counts = ({ resources }) => {
+const Count = ({ id, href, name, count }) => (
+  <Box as="li" mb="default" flex justifyContent="space-between" data-testid={`dashboard-count-${id}`}>
+    {href ? <Link to={href}>{name}</Link> : <Text as="span">{name}</Text>}
+    <Text as="span" fontWeight="bold" data-testid="dashboard-count">{count}</Text>
+  </Box>
+);
+
+const Counts = ({ resources, log }) => {
   const { translateMessage } = useTranslation();
   return (
     <Section title={translateMessage('dashboardCounts')} testId="dashboard-counts">
       <Box as="ul">
         {resources.map((resource) => (
-          <Box as="li" key={resource.id} mb="default" flex justifyContent="space-between" data-testid={`dashboard-count-${resource.id}`}>
-            {resource.href ? <Link to={resource.href}>{resource.plural}</Link> : <Text as="span">{resource.plural}</Text>}
-            <Text as="span" fontWeight="bold" data-testid="dashboard-count">{resource.count}</Text>
-          </Box>
+          <Count key={resource.id} id={resource.id} href={resource.href} name={resource.plural} count={resource.count} />
         ))}
+        <Count id="admin_audit_log" href={log.href} name={log.name} count={log.count} />
+      </Box>
+    </Section>
+  );
+};
+
+// Django admin's "My actions": what this staff member added, changed or deleted last.
+const Actions = ({ actions, log, language }) => {
+  const { translateMessage } = useTranslation();
+  return (
+    <Section title={translateMessage('dashboardActions')} testId="dashboard-actions">
+      {actions.length === 0 ? (
+        <Text color="grey60">{translateMessage('dashboardNoActions')}</Text>
+      ) : (
+        <Box as="ul">
+          {actions.map((action) => (
+            <RowLink key={action.id} row={action} language={language} extra={`${action.verb} · ${action.resource}`} />
+          ))}
+        </Box>
+      )}
+      <Box mt="default">
+        <Link to={log.href}>{translateMessage('dashboardWholeLog')}</Link>
       </Box>
     </Section>
   );
@@ -107,7 +133,8 @@ const Dashboard = () => {
       {data ? (
         <Box flex flexDirection={['column', 'column', 'column', 'row']} style={{ gap: '24px' }} data-testid="dashboard-loaded">
           <Box flexBasis={['auto', 'auto', 'auto', '30%']} style={{ minWidth: 0 }}>
-            <Counts resources={data.resources} />
+            <Counts resources={data.resources} log={data.log} />
+            <Actions actions={data.actions} log={data.log} language={language} />
             <Logins logins={data.logins} language={language} />
           </Box>
           <Box flexGrow={1} style={{ minWidth: 0 }}>

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { useTestApp, type TestApp } from '../../helpers/app.js';
-import { adminAgent, staffAgents, type Agent } from '../../helpers/admin.js';
+import { adminAgent, staffAgents, submit, type Agent } from '../../helpers/admin.js';
 import { DASHBOARD_LATEST, type DashboardData } from '../../../src/admin/dashboard.js';
 
 const LOAD_TIMEOUT = 60_000;
@@ -83,6 +83,27 @@ describe('the admin dashboard', () => {
     expect(en.resources.find((resource) => resource.id === 'comments')).toMatchObject({ name: 'Comment', plural: 'Comments' });
     const ja = await dashboard(staffer, 'ja');
     expect(ja.resources.find((resource) => resource.id === 'comments')).toMatchObject({ name: 'コメント', plural: 'コメント' });
+  });
+
+  test("lists the staff member's own changes, latest first, with what was done to which row, and counts the whole log", async () => {
+    const before = await dashboard(staffer);
+    const comment = await submit(staffer, 'comments/actions/new', { title: 'Mine', body: 'added here' });
+    const id = String(comment.body.record.params.id);
+    await submit(staffer, `comments/records/${id}/edit`, { title: 'Mine, changed' });
+    await staffer.post(`/admin/api/resources/comments/records/${id}/delete`).set('Accept-Language', 'en');
+
+    const data = await dashboard(staffer);
+    expect(data.actions.map(({ verb, resource, title }) => [verb, resource, title])).toEqual([
+      ['Deleted', 'Comment', 'Mine, changed'],
+      ['Changed', 'Comment', 'Mine, changed'],
+      ['Added', 'Comment', 'Mine'],
+    ]);
+    // A deleted row has no page to link to; the log's own list has.
+    expect(data.actions.map((action) => action.href)).toEqual([null, `/admin/resources/comments/records/${id}/show`, `/admin/resources/comments/records/${id}/show`]);
+    expect(data.log).toEqual({ name: 'Audit log', count: before.log.count + 3, href: '/admin/resources/admin_audit_log' });
+    // Another staff member's page lists only theirs.
+    expect((await dashboard(root)).actions).toEqual([]);
+    expect((await dashboard(staffer, 'ja')).actions[0]).toMatchObject({ verb: '削除', resource: 'コメント' });
   });
 
   test('is only for logged-in staff', async () => {
