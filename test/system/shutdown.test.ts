@@ -108,14 +108,14 @@ describe.each([
       await once(prober, 'connect');
 
       server.child.kill('SIGTERM');
-      // A load balancer's readiness probe, on a connection opened before the signal.
+      await connectionsRefused(server.url);
+      // A load balancer's readiness probe, on a connection opened before the signal, once every worker has it.
       prober.write(`GET /readyz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
       const probe = (async () => {
         let text = '';
         for await (const chunk of prober) text += String(chunk);
         return text;
       })();
-      await connectionsRefused(server.url);
       const answer = await slow.finish();
 
       expect(await probe).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*\{"status":"unavailable"\}$/);
