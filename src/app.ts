@@ -16,6 +16,7 @@ import { fortifyRouter } from './sites/fortify.js';
 import { FORTIFY_DOCS, PASSWORD_UPDATE_DOCS } from './sites/fortify-docs.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
+import { corsHandler } from './middleware/cors.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
 import { hostCheck } from './middleware/hosts.js';
 import { requestLog } from './middleware/request-log.js';
@@ -101,7 +102,12 @@ export function createApp(services: Services): App {
   const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
   const session = browserSession(browser);
   // The sites under their own paths first: their requests pass no other router (none serves under their paths).
-  for (const mount of mounts.filter((other) => other !== root)) app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+  const crossOrigin = corsHandler(config.corsAllowedOrigins);
+  for (const mount of mounts.filter((other) => other !== root)) {
+    // Laravel's CORS paths: the token site and Sanctum's cookie route, not the root site (DRF has none without django-cors-headers).
+    if (mount.site.name === TOKEN_SITE) app.use(mount.path, crossOrigin);
+    app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+  }
   app.use(healthRoutes(services, logger));
   // The browsable page's script and nothing else: every page works without any external request.
   app.use(STATIC_PATH, express.static(staticDir, { index: false, maxAge: '1h' }));

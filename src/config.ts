@@ -16,6 +16,12 @@ export interface Config {
   host: string;
   /** Host names requests may name (Django's ALLOWED_HOSTS): a name, `.example.com` for it and its subdomains, or `*`; IPv6 in brackets. */
   allowedHosts: readonly string[];
+  /**
+   * Origins whose browser scripts may call the token site (`/api`, `/sanctum`):
+   * `*` (any, without cookies: Laravel's config/cors.php), a list (each may
+   * send the session cookie too), or null: none.
+   */
+  corsAllowedOrigins: '*' | readonly string[] | null;
   /** Signs session cookies; the server requires it in production (without it sessions last as long as the process). */
   secretKey: string | undefined;
   /** Seconds a browser session lives (Django's SESSION_COOKIE_AGE). */
@@ -68,6 +74,7 @@ export type ExpectedSetting =
   | 'time_zone'
   | 'rate'
   | 'allowed_hosts'
+  | 'cors_origins'
   | 'secret_key'
   | 'database_url'
   | 'single_in_memory'
@@ -183,6 +190,24 @@ function allowedHosts(env: Env, host: string): string[] {
   return [...new Set(patterns.filter((pattern) => pattern !== undefined))];
 }
 
+/** CORS_ALLOWED_ORIGINS: `*` (the default), `off`, or origins (`https://app.example.com`) separated by commas. */
+function corsOrigins(env: Env): Config['corsAllowedOrigins'] {
+  const raw = text(env, 'CORS_ALLOWED_ORIGINS');
+  if (raw === undefined || raw === '*') return '*';
+  if (raw.toLowerCase() === 'off') return null;
+  const origins = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const valid = (origin: string): boolean => {
+    try {
+      const url = new URL(origin);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.toLowerCase();
+    } catch {
+      return false;
+    }
+  };
+  if (origins.length === 0 || !origins.every(valid)) throw new ConfigError('CORS_ALLOWED_ORIGINS', raw, 'cors_origins');
+  return origins.map((origin) => origin.toLowerCase());
+}
+
 /** Whether an empty database gets the demo data at start: in development, unless DEMO_DATA=0. */
 export function seedsDemoData(config: Pick<Config, 'environment' | 'demoData'>): boolean {
   return config.environment === 'development' && config.demoData;
@@ -199,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     allowedHosts: allowedHosts(env, text(env, 'HOST') ?? '127.0.0.1'),
+    corsAllowedOrigins: corsOrigins(env),
     secretKey: text(env, 'SECRET_KEY'),
     sessionCookieAge: integer(env, 'SESSION_COOKIE_AGE', 1_209_600, 60, 315_360_000),
     trustProxy: trustProxy(env),

@@ -120,3 +120,14 @@ describe("a production server's SECRET_KEY", () => {
     expect(() => checkServerConfig(loadConfig({ SECRET_KEY: 'dev' }))).not.toThrow();
   });
 });
+
+describe('CORS_ALLOWED_ORIGINS', () => {
+  test('is any origin by default, none when off, and else a list of origins, each scheme, host and port only', () => {
+    expect(loadConfig({}).corsAllowedOrigins).toBe('*');
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: 'off' }).corsAllowedOrigins).toBeNull();
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:5173' }).corsAllowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    for (const wrong of ['app.example.com', 'https://app.example.com/', 'ftp://files.example.com', ',']) {
+      expect(() => loadConfig({ CORS_ALLOWED_ORIGINS: wrong })).toThrow(ConfigError);
+    }
+  });
+});
