@@ -11,16 +11,20 @@ import type { DescriptionSources } from './openapi/document.js';
 import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionHashSecret, sessionMiddleware } from './auth/sessions.js';
 import { CSRF_SECRET } from './auth/csrf.js';
 import { browserLoginRouter } from './sites/browser-login.js';
-import { passwordChangeRouter, passwordUpdateRouter } from './sites/password-change.js';
-import { fortifyRouter } from './sites/fortify.js';
+import { passwordChangeRouter, passwordUpdateRouter, PASSWORD_UPDATE_PATH } from './sites/password-change.js';
+import { FORTIFY_LOGIN_PATH, FORTIFY_LOGOUT_PATH, fortifyRouter } from './sites/fortify.js';
 import { FORTIFY_DOCS, PASSWORD_UPDATE_DOCS } from './sites/fortify-docs.js';
 import type { Services } from './services.js';
 import { staticDir } from './paths.js';
+import { methodOverride } from './middleware/method-override.js';
 import { corsHandler } from './middleware/cors.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
 import { hostCheck } from './middleware/hosts.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminHeaders, productHeaders } from './middleware/security.js';
+
+/** Laravel Fortify's routes at the root, where Laravel's method spoofing applies as on the token site. */
+const FORTIFY_PATHS = [FORTIFY_LOGIN_PATH, FORTIFY_LOGOUT_PATH, PASSWORD_UPDATE_PATH];
 
 export interface App extends Express {
   /** Loads what the first request of a site would otherwise wait for (the admin). */
@@ -103,9 +107,12 @@ export function createApp(services: Services): App {
   const session = browserSession(browser);
   // The sites under their own paths first: their requests pass no other router (none serves under their paths).
   const crossOrigin = corsHandler(config.corsAllowedOrigins);
+  const spoofing = methodOverride(config.bodyLimit);
+  // Fortify's routes at the root honour `_method` as Laravel's do (a Blade form's `@method('PUT')`).
+  app.use(FORTIFY_PATHS, spoofing);
   for (const mount of mounts.filter((other) => other !== root)) {
     // Laravel's CORS paths: the token site and Sanctum's cookie route, not the root site (DRF has none without django-cors-headers).
-    if (mount.site.name === TOKEN_SITE) app.use(mount.path, crossOrigin);
+    if (mount.site.name === TOKEN_SITE) app.use(mount.path, crossOrigin, spoofing);
     app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
   }
   app.use(healthRoutes(services, logger));

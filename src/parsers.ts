@@ -177,6 +177,8 @@ function parseMultipart(raw: Buffer, boundary: string | undefined): RequestData 
 
 const cache = new WeakMap<Request, Promise<unknown>>();
 
+const STRUCTURED_JSON = /^application\/[\w.!#$&^-]+\+json$/;
+
 async function parse(req: Request, limit: number): Promise<unknown> {
   if (!typeis.hasBody(req)) return emptyData();
   const header = req.headers['content-type'];
@@ -193,6 +195,8 @@ async function parse(req: Request, limit: number): Promise<unknown> {
   } catch {
     mediaType = header?.split(';')[0]?.trim().toLowerCase() ?? '';
   }
+  // JSON under a name of its own (`application/vnd.api+json`, RFC 6839's suffix) is JSON, as Laravel reads it.
+  if (STRUCTURED_JSON.test(mediaType)) mediaType = 'application/json';
   if (!(PARSED_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     throw new ApiError('unsupported_media_type', { media_type: mediaType.slice(0, 100) });
   }

@@ -37,6 +37,13 @@ describe('request bodies', () => {
     expect(res.body).toMatchObject({ title: 'json', body: '日本語' });
   });
 
+  test('JSON named by a +json type (application/vnd.api+json) is read as JSON, as Laravel reads it; another type is 415', async () => {
+    const res = await post().set('Content-Type', 'application/vnd.api+json').send('{"title":"vnd","body":"json:api"}');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ title: 'vnd', body: 'json:api' });
+    expect((await post().set('Content-Type', 'application/vnd.api+xml').send('<x/>')).status).toBe(415);
+  });
+
   test('a multipart body creates a comment, and attached files are ignored', async () => {
     const res = await post().field('title', 'third').field('body', 'multipart').attach('file', Buffer.from('data'), 'x.txt');
     expect(res.status).toBe(201);

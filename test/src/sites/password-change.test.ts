@@ -57,6 +57,18 @@ describe('PUT /user/password, as Laravel Fortify', () => {
     expect((await t.http.get('/api/user').set('Authorization', `Bearer ${token}`)).status).toBe(200);
   });
 
+  test("a Blade form's POST with _method=PUT (Laravel's method spoofing) changes it too", async () => {
+    const agent = await logIn(t, 'davidson');
+    const token = await sessionToken(agent);
+    const res = await agent
+      .post('/user/password')
+      .type('form')
+      .set('Accept', 'application/json')
+      .send({ _method: 'PUT', _token: token, current_password: 'davidson-password', password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
+    expect(res.status).toBe(200);
+    expect(await storedPasswordIs(t, 'davidson', NEW_PASSWORD)).toBe(true);
+  });
+
   test('revoke_tokens revokes every API token of the account as well', async () => {
     const token = await apiToken(t, 'bob');
     const agent = await logIn(t, 'bob');
