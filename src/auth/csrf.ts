@@ -5,8 +5,8 @@ import { csrfSync } from 'csrf-sync';
 import { ApiError } from '../errors.js';
 import { requestData } from '../parsers.js';
 
-/** Headers that carry the token: Django's, and Laravel's (which axios fills from the XSRF-TOKEN cookie). */
-const TOKEN_HEADERS = ['x-csrftoken', 'x-xsrf-token'] as const;
+/** Headers that carry the token: Django's, and Laravel's two (X-XSRF-TOKEN, which axios fills from the XSRF-TOKEN cookie; X-CSRF-TOKEN, from a page's csrf-token meta tag). */
+const TOKEN_HEADERS = ['x-csrftoken', 'x-xsrf-token', 'x-csrf-token'] as const;
 /** Form fields that carry it: Django's and Laravel's names. */
 const TOKEN_FIELDS = ['csrfmiddlewaretoken', '_token'] as const;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);

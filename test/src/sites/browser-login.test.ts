@@ -255,13 +255,16 @@ describe('CSRF protection of session requests', () => {
     expect(await count()).toBe(before);
   });
 
-  test('the token in the form field, X-CSRFToken or X-XSRF-TOKEN lets the write through', async () => {
+  test('the token in the form field, X-CSRFToken, X-XSRF-TOKEN or X-CSRF-TOKEN lets the write through', async () => {
     const { agent } = await logIn(t, 'alice', 'alice-password');
     const token = await sessionToken(agent);
     const form = await agent.post('/comments/').type('form').set('Accept', 'application/json').send({ title: 'form', body: 'b', csrfmiddlewaretoken: token });
     expect(form.status).toBe(201);
     const header = await agent.patch(`/comments/${form.body.id}/`).set('X-CSRFToken', token).set('Accept', 'application/json').send({ title: 'header' });
     expect(header.status).toBe(200);
+    // Laravel's meta-tag header.
+    const meta = await agent.patch(`/api/comments/${form.body.id}`).set('X-CSRF-TOKEN', token).set('Accept', 'application/json').send({ title: 'meta' });
+    expect(meta.status).toBe(200);
     const laravel = await agent.delete(`/api/comments/${form.body.id}`).set('X-XSRF-TOKEN', token).set('Accept', 'application/json');
     expect(laravel.status).toBe(200);
   });
