@@ -100,13 +100,17 @@ describe('a person in a browser', () => {
     expect(gone?.status()).toBe(404);
   });
 
-  test('does not save over a comment someone changed since its page was opened (412), and sees the change on reload', async () => {
-    await page.goto(new URL('comments/3/', url).href);
-    // Someone else changes the comment through the API meanwhile.
+  /** Someone else changes comment 3's body through the API, after this page was opened. */
+  const changedMeanwhile = async (body: string): Promise<void> => {
     const api = await request.newContext({ httpCredentials: { username: 'alice', password: 'alice-demo-pass' } });
-    const changed = await api.patch(new URL('comments/3/', url).href, { data: { body: 'changed there' }, headers: { Accept: 'application/json' } });
+    const changed = await api.patch(new URL('comments/3/', url).href, { data: { body }, headers: { Accept: 'application/json' } });
     expect(changed.status()).toBe(200);
     await api.dispose();
+  };
+
+  test('does not save over a comment someone changed since its page was opened (412), and sees the change on reload', async () => {
+    await page.goto(new URL('comments/3/', url).href);
+    await changedMeanwhile('changed there');
     await page.locator('form.html #id_title').fill('mine');
     await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
     expect(await response('HTTP 412')).toContain('If-Match');
@@ -122,10 +126,7 @@ describe('a person in a browser', () => {
 
   test("keeps what was typed on the token site's page too when the comment changed meanwhile (412)", async () => {
     await page.goto(new URL('api/comments/3', url).href);
-    const api = await request.newContext({ httpCredentials: { username: 'alice', password: 'alice-demo-pass' } });
-    const changed = await api.patch(new URL('comments/3/', url).href, { data: { body: 'changed again' }, headers: { Accept: 'application/json' } });
-    expect(changed.status()).toBe(200);
-    await api.dispose();
+    await changedMeanwhile('changed again');
     await page.locator('form.html #id_body').fill('typed here');
     await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
 
