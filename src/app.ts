@@ -108,12 +108,15 @@ export function createApp(services: Services): App {
   // The sites under their own paths first: their requests pass no other router (none serves under their paths).
   const crossOrigin = corsHandler(config.corsAllowedOrigins);
   const spoofing = methodOverride(config.bodyLimit);
-  // Fortify's routes at the root honour `_method` as Laravel's do (a Blade form's `@method('PUT')`).
-  app.use(FORTIFY_PATHS, spoofing);
+  // Fortify's routes at the root honour `_method` as Laravel's do (a Blade form's `@method('PUT')`); there a body that
+  // cannot be read stays a POST, which Fortify's own handlers refuse.
+  if (mounts.some((mount) => mount.site.name === TOKEN_SITE)) {
+    app.use(FORTIFY_PATHS, (req, res, next) => (req.path === '/' ? spoofing(req, res, () => next()) : next()));
+  }
   for (const mount of mounts.filter((other) => other !== root)) {
     // Laravel's CORS paths: the token site and Sanctum's cookie route, not the root site (DRF has none without django-cors-headers).
-    if (mount.site.name === TOKEN_SITE) app.use(mount.path, crossOrigin, spoofing);
-    app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session));
+    const laravel = mount.site.name === TOKEN_SITE ? [crossOrigin, spoofing] : [];
+    app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session, laravel));
   }
   app.use(healthRoutes(services, logger));
   // The browsable page's script and nothing else: every page works without any external request.

@@ -31,6 +31,8 @@ const FALSE_VALUES = new Set<unknown>([false, 0, '0', 'f', 'F', 'n', 'N', 'no', 
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
 const INTEGER_TEXT = /^\s*[+-]?\d+(?:\.0*)?\s*$/;
+/** An id as text: digits only (Django's int() of a pk, Laravel's integer rule: `1.0` is no id). */
+const ID_TEXT = /^\s*[+-]?\d+\s*$/;
 const DECIMAL_TEXT = /^\s*([+-])?(\d*)(?:\.(\d*))?\s*$/;
 const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MAX_IDS = 1000;
@@ -169,7 +171,7 @@ export function cleanId(raw: unknown): Cleaned {
   if (typeof raw === 'boolean' || (typeof raw !== 'number' && typeof raw !== 'string')) return { error: 'incorrect_type', params: { data_type: typeName(raw) } };
   const value = wholeNumber(raw);
   // Text that is no whole number is no id at all, as Django's lookup of it fails (DRF's incorrect_type).
-  if (typeof raw === 'string' && !INTEGER_TEXT.test(raw)) return { error: 'incorrect_type', params: { data_type: typeName(raw) } };
+  if (typeof raw === 'string' && !ID_TEXT.test(raw)) return { error: 'incorrect_type', params: { data_type: typeName(raw) } };
   // An id no row can have is an id of no row.
   if (value === undefined || value < 1 || value > INT_MAX) return { error: 'does_not_exist', params: { pk_value: String(raw).slice(0, 64) } };
   return { value };

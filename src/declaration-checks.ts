@@ -32,7 +32,15 @@ export function checkDeclarations(declarations: readonly ResourceDeclaration[]):
     }
   }
   const known = [...byName.keys()].sort().join(', ');
-  const relatedNames = new Map<string, string>();
+  // A resource's relation names: its references' `as` names and the `related` names other resources give it.
+  const relationNames = new Map<string, string>();
+  for (const declaration of declarations) {
+    for (const [fieldName, field] of Object.entries(declaration.fields)) {
+      if (field.kind !== 'reference') continue;
+      const where = `${declaration.name}.${fieldName}`;
+      claim(relationNames, `${declaration.name}.${field.as}`, where, (first) => `${first} and ${where} are both named "${field.as}" (\`as\`): each reference needs a name of its own`);
+    }
+  }
   for (const declaration of declarations) {
     for (const [fieldName, field] of Object.entries(declaration.fields)) {
       if (field.kind !== 'reference' && field.kind !== 'manyToMany') continue;
@@ -43,7 +51,7 @@ export function checkDeclarations(declarations: readonly ResourceDeclaration[]):
       }
       if (!field.related) continue;
       if (field.related in target.fields) fail(`${where}: its \`related\` name "${field.related}" is also a field of ${target.name}`);
-      claim(relatedNames, `${target.name}.${field.related}`, where, (first) => `${first} and ${where} both name their rows "${field.related}" on ${target.name}: each \`related\` name must differ`);
+      claim(relationNames, `${target.name}.${field.related}`, where, (first) => `${first} and ${where} both name rows "${field.related}" on ${target.name}: each relation of a resource needs a name of its own`);
     }
   }
 }

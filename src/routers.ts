@@ -2,7 +2,7 @@
  * Route building, as Django REST Framework's routers: the paths of a site
  * from its resource declarations, and the express router that serves them.
  */
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { BrowserSession } from './auth/sessions.js';
 import { createContext } from './context.js';
 import type { RequestContext, Site } from './contracts.js';
@@ -93,8 +93,10 @@ export interface SiteMount {
  * for every method, without redirecting; unknown paths get the site's 404.
  * The browser session is loaded per route, after the path matched.
  */
-export function siteRouter(site: Site, routes: readonly Route[], logger: Logger, session?: BrowserSession): Router {
+/** `before`: middleware every request of the site goes through first, whose failures the site answers in its own shape. */
+export function siteRouter(site: Site, routes: readonly Route[], logger: Logger, session?: BrowserSession, before: readonly RequestHandler[] = []): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
+  if (before.length > 0) router.use(...before);
   for (const route of routes) {
     const sessionHandlers = session ? (route.endpoint.opensSession ? session.always : [session.ifCookie]) : [];
     router.all(route.path, ...sessionHandlers, endpointHandler(site, route.endpoint, logger));
@@ -112,7 +114,7 @@ export function siteRouter(site: Site, routes: readonly Route[], logger: Logger,
   router.use(notFound);
   // Express's own failures before a handler ran, such as a path that does not percent-decode.
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if ((error as { status?: number }).status === 400) return notFound(req, res);
+    if (!(error instanceof ApiError) && (error as { status?: number }).status === 400) return notFound(req, res);
     const ctx = createContext(site, req, res);
     void send(ctx, errorResponse(ctx, error, logger), { name: '' }, logger);
   });

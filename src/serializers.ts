@@ -195,7 +195,7 @@ export class Serializer {
     }
     await this.checkReferenced(values, errors, transaction);
     if (unique) {
-      await this.checkUnique(values, errors, instance);
+      await this.checkUnique(values, errors, instance, transaction);
       await this.checkUniqueIndexes(values, errors, { instance, fixed, transaction });
     }
     errors.throwIfAny(this.resource.key);
@@ -219,7 +219,7 @@ export class Serializer {
     }
   }
 
-  private async checkUnique(values: Record<string, unknown>, errors: FieldErrors, instance?: StoredRecord): Promise<void> {
+  private async checkUnique(values: Record<string, unknown>, errors: FieldErrors, instance?: StoredRecord, transaction?: Transaction): Promise<void> {
     for (const spec of this.writable) {
       const field = spec.field as StringField;
       const value = values[spec.name];
@@ -227,33 +227,48 @@ export class Serializer {
       const match: WhereOptions = field.caseInsensitive
         ? where(fn('lower', col(spec.name)), fn('lower', value))
         : { [spec.name]: value };
-      const conditions: WhereOptions[] = [match];
-      if (instance) conditions.push({ id: { [Op.ne]: instance.get('id') } });
-      if ((await this.resource.model.count({ where: { [Op.and]: conditions } })) > 0) errors.add(spec.name, 'unique');
+      if (await this.taken(match, instance, transaction)) errors.add(spec.name, 'unique');
     }
+  }
+
+  /** Whether a row other than `instance` matches. */
+  private async taken(match: WhereOptions, instance: StoredRecord | undefined, transaction: Transaction | undefined): Promise<boolean> {
+    const key = this.resource.model.primaryKeyAttribute;
+    const conditions: WhereOptions[] = [match];
+    if (instance) conditions.push({ [key]: { [Op.ne]: instance.get(key) } });
+    return (await this.resource.model.findOne({ attributes: [key], where: { [Op.and]: conditions }, transaction })) !== null;
   }
 
   /**
    * The declaration's unique indexes (Django's unique_together or
    * UniqueConstraint, Laravel's unique rule with a where): a write that would
    * repeat one's values is refused as a field error before the index refuses
-   * it with a 500. Values the write leaves out are the row's or the server's.
+   * it with a 500. Values the write leaves out are the server's, the row's
+   * (an update) or their declared defaults (a create).
    */
   private async checkUniqueIndexes(
     values: Record<string, unknown>,
     errors: FieldErrors,
     { instance, fixed, transaction }: { instance?: StoredRecord; fixed: Record<string, unknown>; transaction?: Transaction },
   ): Promise<void> {
+    const { fields } = this.resource.declaration;
+    const given = (column: string): unknown => {
+      if (column in values) return values[column];
+      if (column in fixed) return fixed[column];
+      if (instance) return instance.get(column);
+      const fallback = fields[column]?.default;
+      return typeof fallback === 'function' ? undefined : fallback;
+    };
     for (const { columns, unique } of Object.values(this.resource.declaration.indexes ?? {})) {
-      if (!unique || !columns.some((column) => column in values) || columns.some((column) => errors.has(column))) continue;
-      const known = Object.fromEntries(columns.map((column) => [column, column in values ? values[column] : column in fixed ? fixed[column] : instance?.get(column)]));
+      // An update that sets none of the columns cannot make the row repeat another.
+      const written = columns.some((column) => column in values || column in fixed);
+      if (!unique || !written || columns.some((column) => errors.has(column))) continue;
+      const known = Object.fromEntries(columns.map((column) => [column, given(column)]));
       // As the index itself (and DRF's validator): a NULL repeats nothing.
       if (Object.values(known).some((value) => value === null || value === undefined)) continue;
-      const conditions: WhereOptions[] = [known];
-      if (instance) conditions.push({ id: { [Op.ne]: instance.get('id') } });
-      if ((await this.resource.model.count({ where: { [Op.and]: conditions }, transaction })) === 0) continue;
-      const named = columns.find((column) => column in values) as string;
-      if (columns.length === 1 || this.options.uniqueSetErrors === 'first_field') errors.add(named, 'unique');
+      if (!(await this.taken(known, instance, transaction))) continue;
+      const named = columns.find((column) => column in values);
+      if (named !== undefined && (columns.length === 1 || this.options.uniqueSetErrors === 'first_field')) errors.add(named, 'unique');
       else errors.add('non_field_errors', 'unique_together', { fields: columns.join(', ') });
     }
   }

@@ -50,7 +50,15 @@ export interface StartOptions {
  */
 async function warnOfUnmigrated(services: Services): Promise<void> {
   const { unmigrated } = await import('./schema/unmigrated.js');
-  const { changes, uncompiled } = unmigrated(services.application, services.registry.all().map(({ declaration }) => declaration));
+  let found: ReturnType<typeof unmigrated>;
+  try {
+    found = unmigrated(services.application, services.registry.all().map(({ declaration }) => declaration));
+  } catch (error) {
+    // A warning that cannot be worked out (schema.json unreadable, say) stops nothing.
+    services.logger.warn({ err: error }, 'could not compare the declarations with the migrations');
+    return;
+  }
+  const { changes, uncompiled } = found;
   if (changes.length > 0) services.logger.warn({ changes }, 'the declarations have changes that no migration makes: run `npm run manage -- makemigrations`, then start again');
   if (uncompiled.length > 0) services.logger.warn({ migrations: uncompiled }, 'migrations not compiled, so not applied: start with `npm start` (it builds them) or run `npm run build` first');
 }

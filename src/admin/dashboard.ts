@@ -153,10 +153,11 @@ export async function dashboardData(registry: ResourceRegistry, log: RowModel, s
       return { id, ...resourceNames(language, resource), count, href, latest };
     }),
   );
+  // An application migrated before the audit log existed has no table for it: the rest of the page still shows.
   const [logins, actions, logCount] = await Promise.all([
     latestLogins(registry.users()),
-    staffId === null ? [] : ownActions(registry, log, staffId, language),
-    log.count(),
+    staffId === null ? [] : ownActions(registry, log, staffId, language).catch((): DashboardAction[] => []),
+    log.count().catch(() => 0),
   ]);
   const logName = translator(language, ['admin'])('audit.name');
   return { resources, logins, actions, log: { name: logName, count: logCount, href: `${ADMIN_PATH}/resources/${AUDIT_LOG_TABLE_NAME}` } };

@@ -21,11 +21,12 @@ export function methodOverride(bodyLimit: number): RequestHandler {
     let method = spoofed(req.headers['x-http-method-override']);
     if (!method && req.is(['application/x-www-form-urlencoded', 'multipart/form-data'])) {
       try {
-        // Read once: the handler gets the same parsed body (or the same refusal, which it answers).
+        // Read once: the handler gets the same parsed body.
         const data = await requestData(req, bodyLimit);
         if (isFormData(data)) method = spoofed((data as Record<string, unknown>)._method);
-      } catch {
-        return next();
+      } catch (error) {
+        // A body too large or unreadable is answered as such, not as a POST the route does not take.
+        return next(error);
       }
     }
     if (method) req.method = method;

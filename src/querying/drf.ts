@@ -54,7 +54,8 @@ export class DrfQueryDialect implements QueryDialect {
     const read = filterValues(lookup === 'icontains' ? 'text' : filter.kind, texts, this.parseTime);
     if ('error' in read) return read;
     const { choices } = filter;
-    const unknown = choices && lookup !== 'icontains' ? read.values.find((value) => !choices.includes(String(value))) : undefined;
+    // django-filter's ChoiceFilter checks `exact`; its `__in` (a BaseInFilter of text) does not.
+    const unknown = choices && lookup === 'exact' ? read.values.find((value) => !choices.includes(String(value))) : undefined;
     if (unknown !== undefined) return { error: 'select_valid_choice', params: { value: String(unknown).slice(0, 64) } };
     return { condition: { field: filter.field, lookup, values: read.values } };
   }

@@ -101,8 +101,11 @@ function indexesOf(declaration: ResourceDeclaration): Record<string, IndexSchema
   const { table } = declaration;
   const indexes: Record<string, IndexSchema> = {};
   const add = (columns: string[], unique = false, name = `${table}_${columns.join('_')}`): void => {
-    const already = Object.values(indexes).some((index) => index.columns.join() === columns.join());
-    if (!already) indexes[name] = unique ? { columns, unique: true } : { columns };
+    const already = Object.entries(indexes).find(([, index]) => index.columns.join() === columns.join());
+    if (already && (already[1].unique || !unique)) return;
+    // A declared unique index over the columns of one made for a list or a foreign key replaces it: it serves them as well.
+    if (already) delete indexes[already[0]];
+    indexes[name] = unique ? { columns, unique: true } : { columns };
   };
   for (const columns of listIndexes(declaration)) add(columns);
   for (const [name, field] of Object.entries(declaration.fields)) {

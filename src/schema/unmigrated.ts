@@ -10,7 +10,7 @@ import type { ApplicationPaths } from '../paths.js';
 import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
 import { diffSchemas } from './diff.js';
-import { SNAPSHOT_FILE, sortedSchema, type Schema } from './model.js';
+import { emptySchema, SNAPSHOT_FILE, sortedSchema, type Schema } from './model.js';
 import { describeOperation } from './writer.js';
 
 const MIGRATION_SOURCE = /^(\d{4}_\w+)\.ts$/;
@@ -25,9 +25,10 @@ export interface Unmigrated {
 export function unmigrated(application: ApplicationPaths, declarations: readonly ResourceDeclaration[]): Unmigrated {
   const sources = application.migrationSources;
   const snapshot = path.join(sources, SNAPSHOT_FILE);
-  const changes = existsSync(snapshot)
-    ? diffSchemas(JSON.parse(readFileSync(snapshot, 'utf8')) as Schema, sortedSchema(declaredSchema(declarations))).operations.map(describeOperation)
-    : [];
+  const written = existsSync(sources) && readdirSync(sources).some((file) => MIGRATION_SOURCE.test(file));
+  // No snapshot: the migrations predate makemigrations (building theirs would take too long here), or there are none yet.
+  const migrated = existsSync(snapshot) ? (JSON.parse(readFileSync(snapshot, 'utf8')) as Schema) : written ? null : emptySchema();
+  const changes = migrated ? diffSchemas(migrated, sortedSchema(declaredSchema(declarations))).operations.map(describeOperation) : [];
   const compiled = new Set(existsSync(application.migrations) ? readdirSync(application.migrations) : []);
   const uncompiled =
     sources === application.migrations || !existsSync(sources)

@@ -165,7 +165,8 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
     renderers: [jsonRenderer, htmlRenderer],
     pagination: pagination(new CursorCodec(config.secretKey, TOKEN_SITE)),
     querying: new SpatieQueryDialect(parseTimestamp),
-    vary: 'Accept, Accept-Language, Cookie, X-Requested-With',
+    // Origin too where another origin's request gets CORS headers (middleware/cors.ts) that the same request without it does not.
+    vary: `Accept, Accept-Language, Cookie, X-Requested-With${config.corsAllowedOrigins === null ? '' : ', Origin'}`,
     numbersAsText: false,
     uniqueSetErrors: 'first_field',
     formatTimestamp: utcTimestamp,

@@ -21,6 +21,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export function recordingHandler(app: Handler, log: RecordedResponse[]): Handler {
   return (req, res) => {
     const method = req.method ?? 'GET';
+    // A CORS preflight is the browser's question, answered before the API (middleware/cors.ts): no operation describes it.
+    if (method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) return app(req, res);
     const path = new URL(req.url ?? '/', 'http://recorded.test').pathname;
     const chunks: Buffer[] = [];
     const keep = (chunk: unknown): void => {
@@ -38,7 +40,8 @@ export function recordingHandler(app: Handler, log: RecordedResponse[]): Handler
       // A HEAD answer's body is never sent, whatever the handler wrote.
       const body = method === 'HEAD' ? Buffer.alloc(0) : Buffer.concat(chunks);
       const headers = res.getHeaderNames();
-      log.push({ method, path, status: res.statusCode, contentType: typeof type === 'string' ? type : undefined, headers, body });
+      // The method the app answered: a POST that names another (Laravel's method spoofing) is that one.
+      log.push({ method: req.method ?? method, path, status: res.statusCode, contentType: typeof type === 'string' ? type : undefined, headers, body });
       return end(chunk, ...rest);
     }) as typeof res.end;
     app(req, res);

@@ -34,7 +34,17 @@ describe('declarations that disagree are refused, each mistake named', () => {
     [
       'a related name taken by another reference',
       [resource('Tag', { fields: { user_id: field.reference('User', { as: 'user', related: 'comments', onDelete: 'CASCADE' }) } })],
-      'Comment.user_id and Tag.user_id both name their rows "comments" on User',
+      'Comment.user_id and Tag.user_id both name rows "comments" on User',
+    ],
+    [
+      'two references of one resource named alike',
+      [resource('Tag', { fields: { user_id: field.reference('User', { as: 'user', onDelete: 'CASCADE' }), editor_id: field.reference('User', { as: 'user', onDelete: 'CASCADE' }) } })],
+      'Tag.user_id and Tag.editor_id are both named "user" (`as`)',
+    ],
+    [
+      "a related name that is one of the target's references",
+      [resource('Tag', { fields: { comment_id: field.reference('Comment', { as: 'comment', related: 'owner', onDelete: 'CASCADE' }) } })],
+      'Comment.user_id and Tag.comment_id both name rows "owner" on Comment',
     ],
   ])('%s', (_case, added, message) => {
     const declarations = [...project, ...added];

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { loadDeclarations } from '../../src/registry.js';
+import { declaredSchema } from '../../src/schema/declared.js';
 import { migrationsDir, projectRoot } from '../../src/paths.js';
 import { adminAgent, submit } from '../helpers/admin.js';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
@@ -22,7 +23,7 @@ describe('a unique index of a declaration', () => {
       await app.createUser('alice');
       await app.createUser('bob');
       await app.createUser('stella', { staff: true, superuser: true });
-      for (const title of ['one', 'two', 'three']) {
+      for (const title of ['one', 'two', 'three', 'four']) {
         const created = await app.http.post('/comments/').auth(...credentials('alice')).send({ title, body: 'to react to' });
         comments.push((created.body as { id: number }).id);
       }
@@ -63,8 +64,23 @@ describe('a unique index of a declaration', () => {
     expect(placed.status).toBe(201);
     const taken = await t.http.post('/reactions/').auth(...credentials('alice')).set(json).send({ comment_id: comments[2], kind: 'up', position: 7 });
     expect([taken.status, taken.body]).toEqual([400, { position: ['This value is already in use.'] }]);
-    const reactions = await t.http.get('/reactions/').auth(...credentials('alice')).set(json);
-    expect((reactions.body as { results: { position: number | null }[] }).results.filter((row) => row.position === null).length).toBeGreaterThan(1);
+    const unplaced = await t.http.post('/reactions/').auth(...credentials('alice')).set(json).send({ comment_id: comments[2], kind: 'up', position: null });
+    expect(unplaced.status).toBe(201);
+    const alsoUnplaced = await t.http.post('/api/reactions').auth(token, { type: 'bearer' }).set(json).send({ comment_id: comments[3], kind: 'up', position: null });
+    expect(alsoUnplaced.status).toBe(201);
+  });
+
+  test('over what the write does not name, the owner the server sets or a default, is refused as a set on both sites', async () => {
+    const first = await t.http.post('/profiles/').auth(...credentials('alice')).set(json).send({ slug: 'alice' });
+    expect([first.status, first.body.plan]).toEqual([201, 'basic']);
+    const second = await t.http.post('/profiles/').auth(...credentials('alice')).set(json).send({ slug: 'another' });
+    expect([second.status, second.body]).toEqual([400, { non_field_errors: ['The fields user_id must make a unique set.'] }]);
+    const viaApi = await t.http.post('/api/profiles').auth(token, { type: 'bearer' }).set(json).send({ slug: 'another' });
+    expect([viaApi.status, viaApi.body.errors]).toEqual([422, { non_field_errors: ['The fields user_id must make a unique set.'] }]);
+    // Bob's slug, in the default plan alice's already has.
+    const slug = await t.http.post('/profiles/').auth(...credentials('bob')).set(json).send({ slug: 'alice' });
+    expect(slug.status).toBe(400);
+    expect((await t.http.post('/profiles/').auth(...credentials('bob')).set(json).send({ slug: 'alice', plan: 'pro' })).status).toBe(201);
   });
 
   test('in the admin, a repeated set is refused on the form, and nothing is saved', async () => {
@@ -79,4 +95,10 @@ describe('a unique index of a declaration', () => {
     expect(again.body.notice).toEqual({ message: 'The fields comment_id, user_id must make a unique set.', type: 'error' });
     expect(await t.services.registry.get('Reaction').model.count()).toBe(before);
   }, 60_000);
+});
+
+test("makemigrations keeps a declared unique index over a foreign key unique (it was dropped as the key's own index)", () => {
+  const indexes = declaredSchema([...projectDeclarations, ...fixtures]).tables.profiles?.indexes ?? {};
+  expect(indexes.profiles_user).toEqual({ columns: ['user_id'], unique: true });
+  expect(Object.values(indexes).filter((index) => index.columns.join() === 'user_id')).toHaveLength(1);
 });

@@ -26,6 +26,10 @@ describe("cross-origin calls to the token site, as Laravel's skeleton allows the
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-expose-headers']).toBe('ETag,Retry-After');
+    // What a cache keeps for one origin, or for none, is not served to another.
+    expect(res.headers.vary).toBe('Accept, Accept-Language, Cookie, X-Requested-With, Origin');
+    const without = await t.http.get('/api/comments').auth(await apiToken(t, 'alice'), { type: 'bearer' });
+    expect(without.headers.vary).toBe('Accept, Accept-Language, Cookie, X-Requested-With, Origin');
   });
 
   test('an OPTIONS that is no preflight is still the API\u2019s own answer, with the headers', async () => {

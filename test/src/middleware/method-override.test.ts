@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
+import request from 'supertest';
 import { apiToken, credentials, useTestApp } from '../../helpers/app.js';
+import { browserLogin } from '../../helpers/pages.js';
 
 describe("Laravel's method spoofing on the token site", () => {
   let token = '';
@@ -32,6 +34,21 @@ describe("Laravel's method spoofing on the token site", () => {
     const id = await create();
     const res = await t.http.post(`/api/comments/${id}`).auth(token, { type: 'bearer' }).set(json).type('form').send({ _method: 'GET' });
     expect(res.status).toBe(405);
+  });
+
+  test('a spoofed form too large to read is answered 413, not as the POST its route does not take', async () => {
+    const id = await create();
+    // Past the recording of answers: the POST it stays is no operation of the description, and the 413 comes before any.
+    const res = await request(t.app).post(`/api/comments/${id}`).auth(token, { type: 'bearer' }).set(json).type('form').send({ _method: 'PUT', title: 'x', body: 'y'.repeat(2_000_000) });
+    expect([res.status, res.body.message]).toEqual([413, expect.any(String)]);
+  });
+
+  test('a session that spoofs a DELETE still needs its CSRF token (419)', async () => {
+    const { agent } = await browserLogin(t.app, 'alice');
+    const id = await create();
+    const res = await agent.post(`/api/comments/${id}`).set(json).type('form').send({ _method: 'DELETE' });
+    expect(res.status).toBe(419);
+    expect((await t.http.get(`/api/comments/${id}`).auth(token, { type: 'bearer' }).set(json)).status).toBe(200);
   });
 
   test("the root site, Django REST Framework's, does not spoof", async () => {

@@ -37,6 +37,13 @@ describe('what a server tells at start of migrations not made or not compiled', 
     expect(unmigrated(application([], []), changed).changes).toEqual(['+ comments.note (string(20), null)']);
   });
 
+  test('for an application with no migration yet, every table its declarations need', () => {
+    const paths = application([], []);
+    rmSync(path.join(paths.migrationSources, 'schema.json'));
+    const { changes } = unmigrated(paths, project);
+    expect(changes).toContain(`+ table comments (${Object.keys(project.find((declaration) => declaration.name === 'Comment')?.fields ?? {}).join(', ')})`);
+  });
+
   test('a migration written but not compiled, which the server cannot run', () => {
     const paths = application(['0001_initial', '0002_more'], ['0001_initial']);
     expect(unmigrated(paths, project).uncompiled).toEqual(['0002_more']);

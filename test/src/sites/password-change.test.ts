@@ -40,7 +40,7 @@ const NEW_PASSWORD = 'quiet-harbour-lantern';
 
 describe('PUT /user/password, as Laravel Fortify', () => {
   const t = useTestApp(async (app) => {
-    for (const name of ['alice', 'bob', 'carol', 'davidson', 'erin', 'frank']) await app.createUser(name, { email: `${name}@example.com` });
+    for (const name of ['alice', 'bob', 'carol', 'davidson', 'erin', 'frank', 'gina']) await app.createUser(name, { email: `${name}@example.com` });
   });
 
   test('a correct change answers 200, keeps this session, ends the other ones and keeps the API tokens', async () => {
@@ -58,15 +58,15 @@ describe('PUT /user/password, as Laravel Fortify', () => {
   });
 
   test("a Blade form's POST with _method=PUT (Laravel's method spoofing) changes it too", async () => {
-    const agent = await logIn(t, 'davidson');
+    const agent = await logIn(t, 'gina');
     const token = await sessionToken(agent);
     const res = await agent
       .post('/user/password')
       .type('form')
       .set('Accept', 'application/json')
-      .send({ _method: 'PUT', _token: token, current_password: 'davidson-password', password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
+      .send({ _method: 'PUT', _token: token, current_password: 'gina-password', password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD });
     expect(res.status).toBe(200);
-    expect(await storedPasswordIs(t, 'davidson', NEW_PASSWORD)).toBe(true);
+    expect(await storedPasswordIs(t, 'gina', NEW_PASSWORD)).toBe(true);
   });
 
   test('revoke_tokens revokes every API token of the account as well', async () => {
