@@ -273,6 +273,24 @@ export class Serializer {
     }
   }
 
+  /**
+   * The field error of a unique index the write broke though the checks
+   * passed (its hooks changed the values checked): the index declared over
+   * `columns`, or a unique field; null for an index the declaration does not name.
+   */
+  uniqueRefusal(columns: readonly string[]): ValidationError | null {
+    const key = [...columns].sort().join();
+    const declared = Object.values(this.resource.declaration.indexes ?? {}).some((index) => index.unique && [...index.columns].sort().join() === key);
+    const [only] = columns;
+    const field = only === undefined ? undefined : this.resource.declaration.fields[only];
+    const uniqueField = columns.length === 1 && (field?.kind === 'string' || field?.kind === 'text') && field.unique;
+    if (!declared && !uniqueField) return null;
+    if (only !== undefined && (columns.length === 1 || this.options.uniqueSetErrors === 'first_field')) {
+      return new ValidationError({ [only]: [{ code: 'unique', params: {} }] }, this.resource.key);
+    }
+    return new ValidationError({ non_field_errors: [{ code: 'unique_together', params: { fields: columns.join(', ') } }] }, this.resource.key);
+  }
+
   /** The fields shown, in order, with what writes accept of each: what OPTIONS and the API description tell. */
   shownFields(): ShownField[] {
     return this.options.fields.map((name): ShownField => {

@@ -127,7 +127,7 @@ export class ModelViewSet extends StoredWritesViewSet {
     const data = await this.data(ctx);
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { fixed: this.ownerValues(ctx) });
     const values = await validate();
-    return checkedAgainOnUniqueViolation(() => this.created(ctx, values), validate);
+    return checkedAgainOnUniqueViolation(() => this.created(ctx, values), validate, (columns) => this.serializer.uniqueRefusal(columns));
   }
 
   private async created(ctx: RequestContext, values: Record<string, unknown>): Promise<SiteResponse> {
@@ -157,7 +157,7 @@ export class ModelViewSet extends StoredWritesViewSet {
     const data = await this.data(ctx);
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: row });
     const values = await validate();
-    await this.guarded(ctx, () => checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate));
+    await this.guarded(ctx, () => checkedAgainOnUniqueViolation(() => this.performUpdate(ctx, row, values), validate, (columns) => this.serializer.uniqueRefusal(columns)));
     return withTag({ status: 200, data: await this.written(ctx, row) }, await this.writtenTag(row));
   }
 

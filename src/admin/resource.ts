@@ -13,6 +13,7 @@ import {
 import { UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
 import type { AuthUser } from '../auth/accounts.js';
 import { RowChanged, type HeldCheck } from '../db/row-version.js';
+import { violatedColumns } from '../db/unique-violation.js';
 import { fieldErrorMessages, ValidationError } from '../errors.js';
 import { translator, type Translate } from '../i18n.js';
 import type { BoundResource, Row } from '../registry.js';
@@ -423,7 +424,7 @@ export class DeclaredResource extends SequelizeResource {
     } catch (error) {
       if (error instanceof ValidationError) throw this.refused(translate, error);
       if (!(error instanceof UniqueConstraintError)) throw error;
-      const fields = Object.keys(error.fields ?? {}).filter((name) => this.property(name));
+      const fields = (violatedColumns(error) ?? []).filter((name) => this.property(name));
       const message = translate('validation.unique');
       // On the form's fields the index names; when it names none of them, on the version, and said in the notice
       // (AdminJS counts a record with no field error as saved).

@@ -16,16 +16,38 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * The columns of the unique index a write broke, as the refusal names them:
+ * Sequelize's `fields`, SQLite's "UNIQUE constraint failed: t.a, t.b",
+ * PostgreSQL's "Key (a, b)=(…) already exists"; null when it names none.
+ */
+export function violatedColumns(error: unknown): string[] | null {
+  if (error instanceof UniqueConstraintError) {
+    // Sequelize's SQLite dialect gives the columns as a list, its PostgreSQL one as column → value.
+    const fields: unknown = error.fields;
+    const columns = Array.isArray(fields) ? fields.map(String) : Object.keys(fields ?? {});
+    if (columns.length > 0) return columns;
+  }
+  const driver = (error as { parent?: unknown }).parent ?? error;
+  const { message, detail } = (driver ?? {}) as { message?: unknown; detail?: unknown };
+  const sqlite = typeof message === 'string' ? /UNIQUE constraint failed: (.+)$/.exec(message) : null;
+  if (sqlite?.[1]) return sqlite[1].split(', ').map((qualified) => qualified.slice(qualified.indexOf('.') + 1));
+  const postgres = typeof detail === 'string' ? /^Key \(([^()]+)\)=/.exec(detail) : null;
+  return postgres?.[1] ? postgres[1].split(', ') : null;
+}
+
+/**
  * Runs `write`; when a unique index refuses it, runs `check` again, which now
  * sees the other writer's row and throws the field error. Should the check
- * still pass (an index no field declares), the refusal itself is thrown.
+ * still pass (the write's hooks changed the values checked, say), `refusal`
+ * may name the declared index the write broke; else the refusal is thrown.
  */
-export async function checkedAgainOnUniqueViolation<T>(write: () => Promise<T>, check: () => Promise<unknown>): Promise<T> {
+export async function checkedAgainOnUniqueViolation<T>(write: () => Promise<T>, check: () => Promise<unknown>, refusal?: (columns: readonly string[]) => Error | null): Promise<T> {
   try {
     return await write();
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     await check();
-    throw error;
+    const columns = violatedColumns(error);
+    throw (columns && refusal?.(columns)) ?? error;
   }
 }

@@ -63,7 +63,7 @@ export class StoredWritesViewSet extends ConditionalViewSet {
     const validate = (): Promise<Record<string, unknown>> => this.serializer.validate(data, { partial, instance: storedRecord(this.resource, row) });
     const values = await validate();
     const { read, shape } = this.storedReadFor(this.retrieveSerializer);
-    const updated = await checkedAgainOnUniqueViolation(() => this.writer.updateStored(row, values, { user: ctx.user, expected }, read, shape), validate);
+    const updated = await checkedAgainOnUniqueViolation(() => this.writer.updateStored(row, values, { user: ctx.user, expected }, read, shape), validate, (columns) => this.serializer.uniqueRefusal(columns));
     // Gone since it was read: as if it had not been found; changed since it was checked: 412.
     if (!updated) throw await this.refusedWrite(ctx);
     return withTag({ status: 200, data: await this.writtenStored(ctx, updated) }, await this.storedTag(updated));

@@ -22,6 +22,7 @@ describe('a unique index of a declaration', () => {
     async (app) => {
       await app.createUser('alice');
       await app.createUser('bob');
+      await app.createUser('carol');
       await app.createUser('stella', { staff: true, superuser: true });
       for (const title of ['one', 'two', 'three', 'four']) {
         const created = await app.http.post('/comments/').auth(...credentials('alice')).send({ title, body: 'to react to' });
@@ -81,6 +82,14 @@ describe('a unique index of a declaration', () => {
     const slug = await t.http.post('/profiles/').auth(...credentials('bob')).set(json).send({ slug: 'alice' });
     expect(slug.status).toBe(400);
     expect((await t.http.post('/profiles/').auth(...credentials('bob')).set(json).send({ slug: 'alice', plan: 'pro' })).status).toBe(201);
+  });
+
+  test("repeated only once a hook changed the values checked, it is refused as the index's error, not the index's 500", async () => {
+    // `ALICE` repeats nothing; the hook's `alice` does.
+    const root = await t.http.post('/profiles/').auth(...credentials('carol')).set(json).send({ slug: 'ALICE' });
+    expect([root.status, root.body]).toEqual([400, { non_field_errors: ['The fields slug, plan must make a unique set.'] }]);
+    const viaApi = await t.http.post('/api/profiles').auth(await apiToken(t, 'carol'), { type: 'bearer' }).set(json).send({ slug: 'ALICE' });
+    expect([viaApi.status, viaApi.body.errors]).toEqual([422, { slug: ['The slug has already been taken.'] }]);
   });
 
   test('in the admin, a repeated set is refused on the form, and nothing is saved', async () => {
