@@ -3,7 +3,7 @@
  * compared with the one the migrations have built so far (kept as
  * `schema.json` beside them), and the difference becomes the next migration.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sequelize } from 'sequelize';
 import { clock } from '../clock.js';
@@ -12,10 +12,9 @@ import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
 import { diffSchemas, inverseOf, type Operation, type Rename, type SchemaChange } from './diff.js';
 import { introspectSchema } from './introspect.js';
-import { emptySchema, SNAPSHOT_FILE, sortedSchema, type Schema } from './model.js';
+import { emptySchema, sortedSchema, type Schema } from './model.js';
+import { readSnapshot, snapshotPath } from './snapshot.js';
 import { migrationSource } from './writer.js';
-
-export const snapshotPath = (dir: string): string => path.join(dir, SNAPSHOT_FILE);
 
 const MIGRATION = /^(\d{4})_\w+\.(ts|js)$/;
 
@@ -40,8 +39,8 @@ export async function builtSchema(dir: string): Promise<Schema> {
  * empty when there are none.
  */
 export async function migratedSchema(dir: string, compiledDir = dir): Promise<Schema> {
-  const file = snapshotPath(dir);
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Schema;
+  const snapshot = readSnapshot(dir);
+  if (snapshot) return snapshot;
   if (migrationNames(dir).length === 0) return emptySchema();
   return builtSchema(compiledDir);
 }

@@ -55,9 +55,6 @@ export const BOOKKEEPING_TABLES: ReadonlySet<string> = new Set(['schema_migratio
 
 export const emptySchema = (): Schema => ({ tables: {} });
 
-/** The schema the migrations leave, kept beside them by `makemigrations` (Django's migration state). */
-export const SNAPSHOT_FILE = 'schema.json';
-
 /** A schema with its tables, columns and indexes in a stable order, for files and comparisons. */
 export function sortedSchema(schema: Schema): Schema {
   const tables: Record<string, TableSchema> = {};

@@ -4,16 +4,15 @@
  * without `makemigrations` would otherwise only show as every request to it
  * failing. Read from the migrations' snapshot: nothing is built or run.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { migrationFiles, migrationName } from '../db/migration-files.js';
 import type { ApplicationPaths } from '../paths.js';
 import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
 import { diffSchemas } from './diff.js';
-import { emptySchema, SNAPSHOT_FILE, sortedSchema, type Schema } from './model.js';
+import { emptySchema, sortedSchema } from './model.js';
+import { readSnapshot } from './snapshot.js';
 import { describeOperation } from './writer.js';
-
-const MIGRATION_SOURCE = /^(\d{4}_\w+)\.ts$/;
 
 export interface Unmigrated {
   /** What the declarations need that no migration makes, one line each (as `makemigrations --check` lists it). */
@@ -22,19 +21,16 @@ export interface Unmigrated {
   uncompiled: string[];
 }
 
+/** The migrations of the folder `dir` by name; none when there is no such folder. */
+const migrationsIn = (dir: string): string[] => (existsSync(dir) ? migrationFiles(dir).map(migrationName) : []);
+
 export function unmigrated(application: ApplicationPaths, declarations: readonly ResourceDeclaration[]): Unmigrated {
   const sources = application.migrationSources;
-  const snapshot = path.join(sources, SNAPSHOT_FILE);
-  const written = existsSync(sources) && readdirSync(sources).some((file) => MIGRATION_SOURCE.test(file));
+  const written = migrationsIn(sources);
   // No snapshot: the migrations predate makemigrations (building theirs would take too long here), or there are none yet.
-  const migrated = existsSync(snapshot) ? (JSON.parse(readFileSync(snapshot, 'utf8')) as Schema) : written ? null : emptySchema();
+  const migrated = readSnapshot(sources) ?? (written.length > 0 ? null : emptySchema());
   const changes = migrated ? diffSchemas(migrated, sortedSchema(declaredSchema(declarations))).operations.map(describeOperation) : [];
-  const compiled = new Set(existsSync(application.migrations) ? readdirSync(application.migrations) : []);
-  const uncompiled =
-    sources === application.migrations || !existsSync(sources)
-      ? []
-      : readdirSync(sources)
-          .map((file) => MIGRATION_SOURCE.exec(file)?.[1])
-          .filter((name): name is string => name !== undefined && !compiled.has(`${name}.js`));
+  const compiled = new Set(migrationsIn(application.migrations));
+  const uncompiled = sources === application.migrations ? [] : written.filter((name) => !compiled.has(name));
   return { changes, uncompiled };
 }

@@ -9,7 +9,7 @@ import { loadDeclarations } from '../../../src/registry.js';
 import { declaredSchema } from '../../../src/schema/declared.js';
 import { diffSchemas } from '../../../src/schema/diff.js';
 import { introspectSchema } from '../../../src/schema/introspect.js';
-import { snapshotPath } from '../../../src/schema/makemigrations.js';
+import { snapshotPath } from '../../../src/schema/snapshot.js';
 import { emptySchema, sortedSchema, type Schema } from '../../../src/schema/model.js';
 import { schemaEditor } from '../../../src/schema/operations.js';
 import { createTestDatabase } from '../../../src/testing/database.js';
