@@ -1,6 +1,6 @@
 import { fn, col, where, Op, type IncludeOptions, type Transaction, type WhereOptions } from 'sequelize';
 import { cleanValue, formatDecimal, fromStored, parseBoolean, typeName, type WritableField } from './cleaning.js';
-import { FieldErrors, ValidationError } from './errors.js';
+import { FieldErrors, ValidationError, type FieldError } from './errors.js';
 import { formList, isFormData } from './parsers.js';
 import { displayName, displayNameOf, type BoundResource, type Row, type StoredRecord } from './registry.js';
 import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
@@ -267,10 +267,19 @@ export class Serializer {
       // As the index itself (and DRF's validator): a NULL repeats nothing.
       if (Object.values(known).some((value) => value === null || value === undefined)) continue;
       if (!(await this.taken(known, instance, transaction))) continue;
-      const named = columns.find((column) => column in values);
-      if (named !== undefined && (columns.length === 1 || this.options.uniqueSetErrors === 'first_field')) errors.add(named, 'unique');
-      else errors.add('non_field_errors', 'unique_together', { fields: columns.join(', ') });
+      const { field, error } = this.repeatedSet(columns, columns.find((column) => column in values));
+      errors.add(field, error.code, error.params);
     }
+  }
+
+  /**
+   * Where and how a repeated unique set is refused: on `named`, the field the
+   * write names, when the index has one column or the site says so (Laravel);
+   * else DRF's non_field_errors.
+   */
+  private repeatedSet(columns: readonly string[], named: string | undefined): { field: string; error: FieldError } {
+    if (named !== undefined && (columns.length === 1 || this.options.uniqueSetErrors === 'first_field')) return { field: named, error: { code: 'unique', params: {} } };
+    return { field: 'non_field_errors', error: { code: 'unique_together', params: { fields: columns.join(', ') } } };
   }
 
   /**
@@ -285,10 +294,8 @@ export class Serializer {
     const field = only === undefined ? undefined : this.resource.declaration.fields[only];
     const uniqueField = columns.length === 1 && (field?.kind === 'string' || field?.kind === 'text') && field.unique;
     if (!declared && !uniqueField) return null;
-    if (only !== undefined && (columns.length === 1 || this.options.uniqueSetErrors === 'first_field')) {
-      return new ValidationError({ [only]: [{ code: 'unique', params: {} }] }, this.resource.key);
-    }
-    return new ValidationError({ non_field_errors: [{ code: 'unique_together', params: { fields: columns.join(', ') } }] }, this.resource.key);
+    const { field: refused, error } = this.repeatedSet(columns, only);
+    return new ValidationError({ [refused]: [error] }, this.resource.key);
   }
 
   /** The fields shown, in order, with what writes accept of each: what OPTIONS and the API description tell. */

@@ -18,13 +18,15 @@ const CLIENT_GAVE_UP = 'Query read timeout';
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|57014)$/;
 
-interface DriverError {
+/** What a driver's error says: its code (SQLSTATE, SQLITE_*), its message, PostgreSQL's detail. */
+export interface DriverError {
   code?: unknown;
   message?: unknown;
+  detail?: unknown;
 }
 
 /** Sequelize wraps the driver's error; compiled reads (db/compiled.ts) throw it as is. Read by shape: it may come from another realm. */
-function driverError(error: unknown): DriverError {
+export function driverError(error: unknown): DriverError {
   if (typeof error !== 'object' || error === null) return {};
   return ((error as { parent?: unknown }).parent ?? error) as DriverError;
 }

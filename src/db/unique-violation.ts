@@ -5,6 +5,7 @@
  * field error the check gives, never a 500.
  */
 import { UniqueConstraintError } from 'sequelize';
+import { driverError } from './unavailable.js';
 
 /** Sequelize's error, or the driver's own where compiled SQL wrote: SQLite's SQLITE_CONSTRAINT on a UNIQUE index, PostgreSQL's 23505. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -27,8 +28,7 @@ export function violatedColumns(error: unknown): string[] | null {
     const columns = Array.isArray(fields) ? fields.map(String) : Object.keys(fields ?? {});
     if (columns.length > 0) return columns;
   }
-  const driver = (error as { parent?: unknown }).parent ?? error;
-  const { message, detail } = (driver ?? {}) as { message?: unknown; detail?: unknown };
+  const { message, detail } = driverError(error);
   const sqlite = typeof message === 'string' ? /UNIQUE constraint failed: (.+)$/.exec(message) : null;
   if (sqlite?.[1]) return sqlite[1].split(', ').map((qualified) => qualified.slice(qualified.indexOf('.') + 1));
   const postgres = typeof detail === 'string' ? /^Key \(([^()]+)\)=/.exec(detail) : null;
