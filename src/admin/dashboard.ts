@@ -5,7 +5,7 @@ import { ADMIN_PATH } from './mount.js';
 import { resourceNames } from './names.js';
 import type { PageHandler } from 'adminjs';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
-import { translator, type Language } from '../i18n.js';
+import { translator, type Language, type Translate } from '../i18n.js';
 import { firstNamed, userModelOf, type BoundResource, type ResourceRegistry, type Row, type RowModel } from '../registry.js';
 import { isStaffMember } from './staff.js';
 import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
@@ -112,8 +112,7 @@ async function latestLogins(accounts: BoundResource): Promise<DashboardData['log
 /** The staff member's own changes the dashboard lists, as Django's admin index does. */
 export const DASHBOARD_ACTIONS = 10;
 
-async function ownActions(registry: ResourceRegistry, log: RowModel, staffId: number, language: Language): Promise<DashboardAction[]> {
-  const t = translator(language, ['admin']);
+async function ownActions(registry: ResourceRegistry, log: RowModel, staffId: number, language: Language, t: Translate): Promise<DashboardAction[]> {
   const byTable = new Map(registry.all().map((resource) => [resource.declaration.table, resource]));
   const rows = await log.findAll({
     attributes: ['id', 'created_at', 'action', 'resource', 'record_id', 'record_title'],
@@ -153,14 +152,14 @@ export async function dashboardData(registry: ResourceRegistry, log: RowModel, s
       return { id, ...resourceNames(language, resource), count, href, latest };
     }),
   );
+  const t = translator(language, ['admin']);
   // An application migrated before the audit log existed has no table for it: the rest of the page still shows.
   const [logins, actions, logCount] = await Promise.all([
     latestLogins(registry.users()),
-    staffId === null ? [] : ownActions(registry, log, staffId, language).catch((): DashboardAction[] => []),
+    staffId === null ? [] : ownActions(registry, log, staffId, language, t).catch((): DashboardAction[] => []),
     log.count().catch(() => 0),
   ]);
-  const logName = translator(language, ['admin'])('audit.name');
-  return { resources, logins, actions, log: { name: logName, count: logCount, href: `${ADMIN_PATH}/resources/${AUDIT_LOG_TABLE_NAME}` } };
+  return { resources, logins, actions, log: { name: t('audit.name'), count: logCount, href: `${ADMIN_PATH}/resources/${AUDIT_LOG_TABLE_NAME}` } };
 }
 
 /** AdminJS's `dashboard.handler`: it is given the request's context, whose staff member the page is for. */

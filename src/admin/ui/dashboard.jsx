@@ -28,6 +28,18 @@ const RowLink = ({ row, language, extra }) => (
   </Box>
 );
 
+/** A list of rows, each a link with its time and `extra(row)` beside it; `empty` when there is none. */
+const Rows = ({ rows, empty, language, extra = () => null }) =>
+  rows.length === 0 ? (
+    <Text color="grey60">{empty}</Text>
+  ) : (
+    <Box as="ul">
+      {rows.map((row) => (
+        <RowLink key={row.id} row={row} language={language} extra={extra(row)} />
+      ))}
+    </Box>
+  );
+
 const Section = ({ title, testId, children }) => (
   <Box variant="white" mb="xl" data-testid={testId} style={{ minWidth: 0 }}>
     <H3>{title}</H3>
@@ -61,15 +73,7 @@ const Actions = ({ actions, log, language }) => {
   const { translateMessage } = useTranslation();
   return (
     <Section title={translateMessage('dashboardActions')} testId="dashboard-actions">
-      {actions.length === 0 ? (
-        <Text color="grey60">{translateMessage('dashboardNoActions')}</Text>
-      ) : (
-        <Box as="ul">
-          {actions.map((action) => (
-            <RowLink key={action.id} row={action} language={language} extra={`${action.verb} · ${action.resource}`} />
-          ))}
-        </Box>
-      )}
+      <Rows rows={actions} empty={translateMessage('dashboardNoActions')} language={language} extra={(action) => `${action.verb} · ${action.resource}`} />
       <Box mt="default">
         <Link to={log.href}>{translateMessage('dashboardWholeLog')}</Link>
       </Box>
@@ -84,13 +88,7 @@ const Latest = ({ resources, language }) => {
       {resources.map((resource) => (
         <Box key={resource.id} mb="lg" data-testid={`dashboard-latest-${resource.id}`}>
           <Text fontWeight="bold" mb="sm">{resource.plural}</Text>
-          {resource.latest.length === 0 ? (
-            <Text color="grey60">{translateMessage('dashboardNoRows')}</Text>
-          ) : (
-            <Box as="ul">
-              {resource.latest.map((row) => <RowLink key={row.id} row={row} language={language} />)}
-            </Box>
-          )}
+          <Rows rows={resource.latest} empty={translateMessage('dashboardNoRows')} language={language} />
         </Box>
       ))}
     </Section>
@@ -101,15 +99,7 @@ const Logins = ({ logins, language }) => {
   const { translateMessage } = useTranslation();
   return (
     <Section title={translateMessage('dashboardLogins')} testId="dashboard-logins">
-      {logins.length === 0 ? (
-        <Text color="grey60">{translateMessage('dashboardNoLogins')}</Text>
-      ) : (
-        <Box as="ul">
-          {logins.map((login) => (
-            <RowLink key={login.id} row={login} language={language} extra={login.username !== login.title ? login.username : null} />
-          ))}
-        </Box>
-      )}
+      <Rows rows={logins} empty={translateMessage('dashboardNoLogins')} language={language} extra={(login) => (login.username !== login.title ? login.username : null)} />
     </Section>
   );
 };
