@@ -169,9 +169,9 @@ function cleanDate(raw: unknown): Cleaned {
 /** A primary key as Django REST Framework's PrimaryKeyRelatedField reads one: a positive integer or its text. */
 export function cleanId(raw: unknown): Cleaned {
   if (typeof raw === 'boolean' || (typeof raw !== 'number' && typeof raw !== 'string')) return { error: 'incorrect_type', params: { data_type: typeName(raw) } };
-  const value = wholeNumber(raw);
   // Text that is no whole number is no id at all, as Django's lookup of it fails (DRF's incorrect_type).
   if (typeof raw === 'string' && !ID_TEXT.test(raw)) return { error: 'incorrect_type', params: { data_type: typeName(raw) } };
+  const value = wholeNumber(raw);
   // An id no row can have is an id of no row.
   if (value === undefined || value < 1 || value > INT_MAX) return { error: 'does_not_exist', params: { pk_value: String(raw).slice(0, 64) } };
   return { value };

@@ -6,7 +6,7 @@
  * site is Django REST Framework's, which has no such thing.
  */
 import type { RequestHandler } from 'express';
-import { isFormData, requestData } from '../parsers.js';
+import { bodyField, requestData } from '../parsers.js';
 
 const SPOOFABLE = new Set(['PUT', 'PATCH', 'DELETE']);
 
@@ -22,8 +22,7 @@ export function methodOverride(bodyLimit: number): RequestHandler {
     if (!method && req.is(['application/x-www-form-urlencoded', 'multipart/form-data'])) {
       try {
         // Read once: the handler gets the same parsed body.
-        const data = await requestData(req, bodyLimit);
-        if (isFormData(data)) method = spoofed((data as Record<string, unknown>)._method);
+        method = spoofed(bodyField(await requestData(req, bodyLimit), '_method'));
       } catch (error) {
         // A body too large or unreadable is answered as such, not as a POST the route does not take.
         return next(error);
