@@ -41,12 +41,17 @@ function showRefusal(form, method, response, text) {
     for (const message of unplaced) list.appendChild(document.createElement('li')).textContent = message;
     form.prepend(list);
   }
-  const panel = document.createElement('pre');
-  panel.appendChild(document.createElement('b')).textContent = `HTTP ${response.status} ${response.statusText}`;
-  panel.append(`\n\n${JSON.stringify(answer, null, 2)}`);
-  showAnswer(method, form.action, panel);
+  showAnswer(method, form.action, statusPanel(response, JSON.stringify(answer, null, 2)));
   (first || form.querySelector('textarea, input:not([type=hidden])'))?.focus();
   return true;
+}
+
+/** A response panel as the page's own: the status line in bold, then `text` (as text, never markup). */
+function statusPanel(response, text) {
+  const panel = document.createElement('pre');
+  panel.appendChild(document.createElement('b')).textContent = `HTTP ${response.status} ${response.statusText}`;
+  panel.append(`\n\n${text}`);
+  return panel;
 }
 
 /** This page's request line and response panel show `method` to `action`, answered with `panel`. */
@@ -68,10 +73,7 @@ function showConflict(form, method, response, page) {
   const shown = answer.querySelector('.response pre');
   if (shown) return showAnswer(method, form.action, document.importNode(shown, true));
   // The token site's error page: its status and its message.
-  const panel = document.createElement('pre');
-  panel.appendChild(document.createElement('b')).textContent = `HTTP ${response.status} ${response.statusText}`;
-  panel.append(`\n\n${[...answer.querySelectorAll('.message')].pop()?.textContent ?? ''}`);
-  showAnswer(method, form.action, panel);
+  showAnswer(method, form.action, statusPanel(response, [...answer.querySelectorAll('.message')].pop()?.textContent ?? ''));
 }
 
 document.addEventListener('submit', async (event) => {
