@@ -100,20 +100,24 @@ describe('a person in a browser', () => {
     expect(gone?.status()).toBe(404);
   });
 
-  /** Someone else changes comment 3's body through the API, after this page was opened. */
-  const changedMeanwhile = async (body: string): Promise<void> => {
+  /**
+   * Opens comment 3's page at `pagePath`; someone else then changes its body to
+   * `body` through the API; this page types `typed` in `field` and sends PATCH.
+   * Resolves with the answer shown, once it is a 412.
+   */
+  const patchChangedMeanwhile = async (pagePath: string, body: string, field: string, typed: string): Promise<string> => {
+    await page.goto(new URL(pagePath, url).href);
     const api = await request.newContext({ httpCredentials: { username: 'alice', password: 'alice-demo-pass' } });
     const changed = await api.patch(new URL('comments/3/', url).href, { data: { body }, headers: { Accept: 'application/json' } });
     expect(changed.status()).toBe(200);
     await api.dispose();
+    await page.locator(`form.html #id_${field}`).fill(typed);
+    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
+    return response('HTTP 412');
   };
 
   test('does not save over a comment someone changed since its page was opened (412), and sees the change on reload', async () => {
-    await page.goto(new URL('comments/3/', url).href);
-    await changedMeanwhile('changed there');
-    await page.locator('form.html #id_title').fill('mine');
-    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
-    expect(await response('HTTP 412')).toContain('If-Match');
+    expect(await patchChangedMeanwhile('comments/3/', 'changed there', 'title', 'mine')).toContain('If-Match');
     // The page stays, with what was typed.
     expect(await page.locator('form.html #id_title').inputValue()).toBe('mine');
     expect(await page.locator('.request').innerText()).toBe('PATCH /comments/3/');
@@ -125,12 +129,7 @@ describe('a person in a browser', () => {
   });
 
   test("keeps what was typed on the token site's page too when the comment changed meanwhile (412)", async () => {
-    await page.goto(new URL('api/comments/3', url).href);
-    await changedMeanwhile('changed again');
-    await page.locator('form.html #id_body').fill('typed here');
-    await page.locator('form.html').getByRole('button', { name: 'PATCH' }).click();
-
-    expect(await response('HTTP 412')).toContain('has changed since you read it');
+    expect(await patchChangedMeanwhile('api/comments/3', 'changed again', 'body', 'typed here')).toContain('has changed since you read it');
     expect(await page.locator('form.html #id_body').inputValue()).toBe('typed here');
   });
 
