@@ -30,3 +30,12 @@ export function exchange(port: number, bytes: Buffer): Promise<Answer> {
     socket.write(bytes);
   });
 }
+
+/** Whether a new connection to `port` on `host` is refused (nothing listens there any more). */
+export function connectionRefused(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}

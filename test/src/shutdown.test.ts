@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { gracefulClose, type CloseTimings } from '../../src/shutdown.js';
+import { connectionRefused } from '../helpers/raw-http.js';
 
 const FAST: CloseTimings = { drainQuietMs: 20, drainMaxMs: 400, requestGraceMs: 5_000 };
 const REQUEST = 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n';
@@ -47,14 +48,6 @@ function untilClosed(socket: Socket): Promise<string> {
   return new Promise((resolve) => socket.once('close', () => resolve(text)));
 }
 
-function refused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-}
-
 describe('closing a server gracefully', () => {
   test('answers a connection accepted before the stop whose request is read only after it, and says Connection: close', async () => {
     const served = await serve(FAST);
@@ -75,7 +68,7 @@ describe('closing a server gracefully', () => {
 
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/);
     await closed;
-    expect(await refused(served.port)).toBe(true);
+    expect(await connectionRefused(served.port)).toBe(true);
   });
 
   test('stops accepting after the longest drain even while connections keep arriving', async () => {
@@ -93,7 +86,7 @@ describe('closing a server gracefully', () => {
     arriving = false;
     await arrivals;
 
-    expect(await refused(served.port)).toBe(true);
+    expect(await connectionRefused(served.port)).toBe(true);
   });
 
   test('closes at once a keep-alive connection that is idle between requests', async () => {

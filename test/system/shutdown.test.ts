@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { createTestDatabase } from '../helpers/database.js';
+import { connectionRefused } from '../helpers/raw-http.js';
 import { basicAuth, createUserWithCli, PRODUCTION_ENV, startServerProcess } from '../helpers/server.js';
 
 interface Answer {
@@ -51,13 +52,7 @@ function slowCreate(url: string, authorization: string): SlowRequest {
 /** Resolves once a new connection to `url` is refused. */
 async function connectionsRefused(url: string): Promise<void> {
   const { hostname, port } = new URL(url);
-  const refused = (): Promise<boolean> =>
-    new Promise((resolve) => {
-      const socket = net.connect(Number(port), hostname);
-      socket.once('connect', () => (socket.destroy(), resolve(false)));
-      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-    });
-  while (!(await refused())) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!(await connectionRefused(Number(port), hostname))) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /**
