@@ -16,7 +16,6 @@ function emptyData(): RequestData {
   return Object.create(null) as RequestData;
 }
 
-/** Bodies read from a form: their values are all text, as a browser's form sends them. */
 /** Each form body's values by name, every one of a repeated name, in order: what `formList` reads. */
 const formBodies = new WeakMap<object, Map<string, string[]>>();
 
@@ -38,16 +37,30 @@ function formData(): { data: RequestData; add(name: string, value: string): void
 /**
  * The values a form sent for a field that is a list, repeated (`name=1&name=2`,
  * as an HTML form's multiple select sends them) or in PHP's brackets
- * (`name[]=1&name[]=2`, as Laravel's clients do); undefined when the form sent
- * `name` once (that one value may itself list, `1,2,3`) or not at all.
+ * (`name[]=1&name[]=2`, or indexed, `name[0]=1&name[1]=2`, as Laravel's
+ * clients and `qs` send them; indexed values in their indexes' order);
+ * undefined when the form sent `name` once (that one value may itself list,
+ * `1,2,3`) or not at all.
  */
 export function formList(data: unknown, name: string): string[] | undefined {
   const all = typeof data === 'object' && data !== null ? formBodies.get(data) : undefined;
   if (!all) return undefined;
   const plain = all.get(name) ?? [];
-  const bracketed = all.get(`${name}[]`);
-  if (bracketed) return [...plain, ...bracketed];
+  const bracketed = all.get(`${name}[]`) ?? [];
+  const indexed = indexedValues(all, name);
+  if (bracketed.length > 0 || indexed.length > 0) return [...plain, ...bracketed, ...indexed];
   return plain.length > 1 ? plain : undefined;
+}
+
+function indexedValues(all: Map<string, string[]>, name: string): string[] {
+  const prefix = `${name}[`;
+  const found: [number, string[]][] = [];
+  for (const [key, values] of all) {
+    if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
+    const index = key.slice(prefix.length, -1);
+    if (/^\d{1,6}$/.test(index)) found.push([Number(index), values]);
+  }
+  return found.sort(([a], [b]) => a - b).flatMap(([, values]) => values);
 }
 
 /** Whether `data` came from a form (urlencoded or multipart), whose values are text to be read as their field's kind. */

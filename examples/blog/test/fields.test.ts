@@ -99,6 +99,7 @@ describe('the root site (DRF)', () => {
   it.each([
     ['repeated, as a multiple select sends them', (ids: number[]) => ids.map((id) => `tags=${id}`).join('&')],
     ['in brackets, as a Laravel client sends them', (ids: number[]) => ids.map((id) => `tags%5B%5D=${id}`).join('&')],
+    ['indexed, as qs and PHP write them, in their indexes\' order', (ids: number[]) => ids.map((id, index) => `tags%5B${index}%5D=${id}`).reverse().join('&')],
     ['as one list by commas', (ids: number[]) => `tags=${ids.join(',')}`],
   ])('takes every tag a form sends %s, on both sites', async (_case, tags) => {
     const body = `title=Tagged+by+a+form&${tags(tagIds.slice(0, 2))}`;

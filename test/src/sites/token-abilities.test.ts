@@ -250,6 +250,13 @@ describe('POST /api/login with a name, abilities and a lifetime for the token', 
     expect((await tokenRow(t, multipart.body.token)).get('abilities')).toBe('["comments:write","users:read"]');
   });
 
+  test('a form may index them, abilities[0], abilities[1], as qs and PHP write them, kept in their indexes\' order', async () => {
+    const res = await t.http.post('/api/login').type('form')
+      .send('email=alice%40example.com&password=alice-password&abilities%5B1%5D=users%3Aread&abilities%5B0%5D=comments%3Aread');
+    expect(res.status).toBe(201);
+    expect((await tokenRow(t, res.body.token)).get('abilities')).toBe('["comments:read","users:read"]');
+  });
+
   test('a form\'s one abilities field may list them apart by commas or spaces', async () => {
     const res = await t.http.post('/api/login').type('form')
       .send({ email: 'alice@example.com', password: 'alice-password', abilities: 'comments:read, users:read  comments:write' });
