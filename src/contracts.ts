@@ -183,6 +183,8 @@ export interface Site {
   readonly vary: string;
   /** A number sent for a text field is taken as its text (Django REST Framework's CharField), else refused (Laravel's `string` rule). */
   readonly numbersAsText: boolean;
+  /** JSON under a `+json` name (`application/vnd.api+json`) is read as JSON (Laravel's `isJson()`), else refused with 415 (DRF's JSONParser). */
+  readonly structuredJson: boolean;
   /**
    * Where a write that would repeat the values of a unique index over several
    * fields is refused: `non_field_errors` (DRF's UniqueTogetherValidator), or

@@ -190,26 +190,29 @@ function parseMultipart(raw: Buffer, boundary: string | undefined): RequestData 
 
 const cache = new WeakMap<Request, Promise<unknown>>();
 
+interface BodyType {
+  mediaType: string;
+  charset?: string;
+  boundary?: string;
+}
+
+/** A header `content-type` cannot read still names its media type, which decides whether the body is read. */
+function bodyType(header: string | undefined): BodyType {
+  if (!header) return { mediaType: '' };
+  try {
+    const { type, parameters } = contentType.parse(header);
+    return { mediaType: type, charset: parameters.charset, boundary: parameters.boundary };
+  } catch {
+    return { mediaType: header.split(';')[0]?.trim().toLowerCase() ?? '' };
+  }
+}
+
 const STRUCTURED_JSON = /^application\/[\w.!#$&^-]+\+json$/;
 
 async function parse(req: Request, limit: number): Promise<unknown> {
   if (!typeis.hasBody(req)) return emptyData();
-  const header = req.headers['content-type'];
-  let mediaType = '';
-  let charset: string | undefined;
-  let boundary: string | undefined;
-  try {
-    if (header) {
-      const parsed = contentType.parse(header);
-      mediaType = parsed.type;
-      charset = parsed.parameters.charset;
-      boundary = parsed.parameters.boundary;
-    }
-  } catch {
-    mediaType = header?.split(';')[0]?.trim().toLowerCase() ?? '';
-  }
-  // JSON under a name of its own (`application/vnd.api+json`, RFC 6839's suffix) is JSON, as Laravel reads it.
-  if (STRUCTURED_JSON.test(mediaType)) mediaType = 'application/json';
+  const { mediaType: named, charset, boundary } = bodyType(req.headers['content-type']);
+  const mediaType = STRUCTURED_JSON.test(named) ? 'application/json' : named;
   if (!(PARSED_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     throw new ApiError('unsupported_media_type', { media_type: mediaType.slice(0, 100) });
   }
@@ -232,12 +235,27 @@ export function bodyText(data: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** How a site reads bodies. */
+export interface ParseOptions {
+  /**
+   * JSON under a name of its own (`application/vnd.api+json`, RFC 6839's
+   * suffix) is read as JSON, as Laravel's `isJson()` reads it; else it is 415,
+   * as Django REST Framework's JSONParser, which names `application/json` only.
+   */
+  structuredJson?: boolean;
+}
+
 /**
  * The request's data, parsed on first use only, so that a GET with an odd
  * Content-Type is never refused. JSON may be any value; the serializer
  * decides whether it fits.
  */
-export function requestData(req: Request, limit: number): Promise<unknown> {
+export function requestData(req: Request, limit: number, options: ParseOptions = {}): Promise<unknown> {
+  if (options.structuredJson === false && typeis.hasBody(req)) {
+    // Checked on every call: an earlier reader (CSRF, the method override) may have parsed the body already.
+    const { mediaType } = bodyType(req.headers['content-type']);
+    if (STRUCTURED_JSON.test(mediaType)) return Promise.reject(new ApiError('unsupported_media_type', { media_type: mediaType.slice(0, 100) }));
+  }
   let parsed = cache.get(req);
   if (!parsed) {
     parsed = parse(req, limit);

@@ -93,6 +93,7 @@ export function paginatedSite(config: Config, accounts: Accounts, throttles: Thr
     querying: new DrfQueryDialect((text) => parseZonedTimestamp(text, config.timeZone)),
     vary: 'Accept, Accept-Language, Cookie',
     numbersAsText: true,
+    structuredJson: false,
     uniqueSetErrors: 'non_field_errors',
     formatTimestamp,
     itemBody: (_ctx, _exposure, item) => item,

@@ -168,6 +168,7 @@ export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throt
     // Origin too where another origin's request gets CORS headers (middleware/cors.ts) that the same request without it does not.
     vary: `Accept, Accept-Language, Cookie, X-Requested-With${config.corsAllowedOrigins === null ? '' : ', Origin'}`,
     numbersAsText: false,
+    structuredJson: true,
     uniqueSetErrors: 'first_field',
     formatTimestamp: utcTimestamp,
     itemBody: (_ctx, exposure, item) => ({ [exposure.wrap?.item ?? DEFAULT_WRAP]: item }),

@@ -190,6 +190,6 @@ export class GenericViewSet {
   }
 
   protected data(ctx: RequestContext): Promise<unknown> {
-    return requestData(ctx.req, this.options.bodyLimit);
+    return requestData(ctx.req, this.options.bodyLimit, { structuredJson: this.site.structuredJson });
   }
 }
