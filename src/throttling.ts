@@ -191,7 +191,10 @@ export class RequestThrottle {
     } catch (refusal) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
       res.setHeader('X-RateLimit-Remaining', '0');
-      throw throttled(refusal.msBeforeNext);
+      const refused = throttled(refusal.msBeforeNext);
+      // When the allowance comes back, as a Unix time (Laravel's X-RateLimit-Reset, set on refusals only).
+      res.setHeader('X-RateLimit-Reset', String(Math.floor(Date.now() / 1000) + Number(refused.headers['Retry-After'])));
+      throw refused;
     }
   }
 }

@@ -209,7 +209,12 @@ function errorResponses(
     const schema = schemas.length === 0 ? { type: 'string' } : schemas.length === 1 ? schemas[0] : { anyOf: schemas };
     const response: ResponseObject = { description: [...descriptions].join(' '), content: content(mediaTypes, schema, examples) };
     if (status === 401) response.headers = { 'WWW-Authenticate': { description: texts.t('headers.www_authenticate'), required: true, schema: { type: 'string' } } };
-    if (status === 429) response.headers = { 'Retry-After': { description: texts.t('headers.retry_after'), required: true, schema: { type: 'integer' } } };
+    if (status === 429) {
+      response.headers = {
+        'Retry-After': { description: texts.t('headers.retry_after'), required: true, schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: texts.t('headers.rate_limit_reset'), schema: { type: 'integer' } },
+      };
+    }
     responses[String(status)] = response;
   }
   return responses;

@@ -206,7 +206,7 @@ describe('the optional general API limit (API_RATE_LIMIT)', () => {
     { API_RATE_LIMIT: '3/minute' },
   );
 
-  test('each user has the allowance; the request over it is 429 with Retry-After and the limit headers', async () => {
+  test('each user has the allowance; the request over it is 429 with Retry-After, the limit headers and when the allowance comes back', async () => {
     for (let left = 2; left >= 0; left -= 1) {
       const res = await t.http.get('/comments/').set('Authorization', basic('alice', 'alice-password'));
       expect(res.status).toBe(200);
@@ -217,6 +217,9 @@ describe('the optional general API limit (API_RATE_LIMIT)', () => {
     expect(over.status).toBe(429);
     expect(over.headers['retry-after']).toMatch(/^\d+$/);
     expect(over.headers['x-ratelimit-remaining']).toBe('0');
+    const reset = Number(over.headers['x-ratelimit-reset']) - Date.now() / 1000;
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(Number(over.headers['retry-after']) + 1);
     expect(over.body).toEqual({ detail: 'リクエストの処理は絞られました。' });
     expect((await t.http.get('/comments/').set('Authorization', basic('bob', 'bob-password'))).status).toBe(200);
   });
