@@ -19,7 +19,7 @@ import { bodyField, requestData } from '../parsers.js';
 import type { Row } from '../registry.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { safeNext } from './browser-login.js';
-import { expectsJson, setXsrfCookie } from './token.js';
+import { expectsJson, sendLaravelJson, setXsrfCookie } from './token.js';
 
 /** Fortify's paths, at the root. */
 export const FORTIFY_LOGIN_PATH = '/login';
@@ -134,7 +134,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.setHeader('Vary', site.vary);
     res.setHeader('Cache-Control', 'no-store');
-    res.status(status).json(body);
+    sendLaravelJson(res, status, body);
   }
 
   /** A JSON client gets the token site's error; a form post goes back to the login form (server errors aside). */

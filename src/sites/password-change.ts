@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import { bodyField, bodyText, requestData } from '../parsers.js';
 import type { LoginThrottle } from '../throttling.js';
 import { pageTranslator, sendError, sendPage as sendAuthPage } from './browser-login.js';
-import { errorStatus, validationBody } from './token.js';
+import { errorStatus, sendLaravelJson, validationBody } from './token.js';
 
 /** Fortify's path, at the root. */
 export const PASSWORD_UPDATE_PATH = '/user/password';
@@ -124,14 +124,14 @@ export function passwordUpdateRouter(options: PasswordChangeOptions, session: Re
         current: 'password_change.current_password',
         mismatch: 'password_change.confirmation',
       });
-      if (invalid) return void res.status(422).json(validationBody(t, invalid));
+      if (invalid) return sendLaravelJson(res, 422, validationBody(t, invalid));
       if (truthy(bodyField(data, 'revoke_tokens')) && options.tokens) await options.tokens.revokeOthers(req.user, null);
-      res.status(200).json({});
+      sendLaravelJson(res, 200, {});
     } catch (error) {
       const apiError = asApiError(error);
       if (apiError.status >= 500) (req.log ?? options.logger).error({ err: error, path: req.path }, 'password update failed');
       for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-      res.status(errorStatus(apiError)).json({ message: t(apiError.messageKey, apiError.params) });
+      sendLaravelJson(res, errorStatus(apiError), { message: t(apiError.messageKey, apiError.params) });
     }
   });
   return router;

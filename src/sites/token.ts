@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import type { AccessTokens } from '../auth/tokens.js';
 import { BearerAuthentication, SessionAuthentication } from '../authentication.js';
@@ -130,6 +130,13 @@ const tokenDocs: SiteDocs = {
 
 /** Laravel's statuses where they differ from the catalogue's: a CSRF mismatch is 419, on which SPA clients refresh their token. */
 const LARAVEL_STATUS: Partial<Record<ErrorCode, number>> = { csrf_failed: 419 };
+
+/** A JSON answer as Laravel's JsonResponse sends it: `application/json` without a charset, as the token site's renderer (Express's `res.json` adds one). */
+export function sendLaravelJson(res: Response, status: number, body: unknown): void {
+  // setHeader: Express's res.set and res.type add the charset back.
+  res.status(status).setHeader('Content-Type', 'application/json');
+  res.send(Buffer.from(JSON.stringify(body)));
+}
 
 export function errorStatus(error: ApiError): number {
   return error instanceof ValidationError ? 422 : (LARAVEL_STATUS[error.code] ?? error.status);

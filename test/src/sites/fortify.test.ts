@@ -73,6 +73,8 @@ describe('a Laravel SPA signing in at POST /login as Fortify answers', () => {
     const { agent, xsrf } = await spa(t);
     const res = await agent.post('/login').set(AXIOS).set('X-XSRF-TOKEN', xsrf).send({ email: 'alice@example.com', password: 'wrong' });
     expect(res.status).toBe(422);
+    // The token site's JSON, as Laravel's JsonResponse: no charset parameter.
+    expect(res.headers['content-type']).toBe('application/json');
     expect(res.body).toEqual({
       message: 'These credentials do not match our records.',
       errors: { email: ['These credentials do not match our records.'] },

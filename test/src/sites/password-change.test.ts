@@ -49,6 +49,7 @@ describe('PUT /user/password, as Laravel Fortify', () => {
     const second = await logIn(t, 'alice');
     const res = await putPassword(first, { current_password: 'alice-password', password: NEW_PASSWORD, password_confirmation: NEW_PASSWORD }, await sessionToken(first));
     expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
     expect(res.body).toEqual({});
     expect(await isLoggedIn(first)).toBe(true);
     expect(await isLoggedIn(second)).toBe(false);
