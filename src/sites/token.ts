@@ -159,14 +159,21 @@ function wrapped(key: string, schema: JsonSchema): JsonSchema {
  */
 export function tokenSite(config: Config, tokens: AccessTokens, throttles: Throttles): Site {
   const bearer = new BearerAuthentication(tokens);
-  // Sanctum's order: the first-party browser session, then a token.
+  /*
+   * A bearer token first: a client that names one in its Authorization header
+   * (which no other origin's page can make a browser send for it) means it,
+   * whatever cookie it also carries; a token that does not check out leaves
+   * the session to decide. Sanctum gets there by starting the session only
+   * for its stateful domains: a script with a stale session cookie and its
+   * token was refused 419 on writes for want of the session's CSRF token.
+   */
   const session = new SessionAuthentication(config.bodyLimit);
   return {
     name: TOKEN_SITE,
     mountPath: '/api',
     namespaces: ['token', 'common'],
     defaultLanguage: 'en',
-    authenticators: [session, bearer],
+    authenticators: [bearer, session],
     throttle: throttles.requests,
     // JSON first: API clients that name no type get JSON; a browser asking for HTML gets the browsable page.
     renderers: [jsonRenderer, htmlRenderer],

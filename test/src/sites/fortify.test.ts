@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import { recordingAgent, useTestApp, type TestApp } from '../../helpers/app.js';
+import { apiToken, recordingAgent, useTestApp, type TestApp } from '../../helpers/app.js';
 import { setCookieHeader } from '../../helpers/pages.js';
 
 type Agent = ReturnType<typeof request.agent>;
@@ -52,6 +52,19 @@ describe('a Laravel SPA signing in at POST /login as Fortify answers', () => {
     const after = await agent.get('/api/user').set(AXIOS);
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ message: 'Unauthenticated.' });
+  });
+
+  test('a bearer token decides over the session cookie sent with it, and one that does not check out leaves it to the session', async () => {
+    const { agent, xsrf } = await spa(t);
+    expect((await agent.post('/login').set(AXIOS).set('X-XSRF-TOKEN', xsrf).send({ email: 'alice', password: 'alice-password' })).status).toBe(200);
+    const bobToken = await apiToken(t, 'bob');
+    // No XSRF header: a token needs none, whatever cookie comes with it.
+    const asBob = await agent.post('/api/comments').set(AXIOS).set('Authorization', `Bearer ${bobToken}`).send({ title: 't', body: 'by the token' });
+    expect(asBob.status).toBe(201);
+    expect((await agent.get('/api/user').set(AXIOS).set('Authorization', `Bearer ${bobToken}`)).body.user.name).toBe('bob');
+    const refusedToken = await agent.post('/api/comments').set(AXIOS).set('Authorization', 'Bearer 1|not-a-token').send({ title: 't', body: 'x' });
+    expect(refusedToken.status).toBe(419);
+    expect((await agent.get('/api/user').set(AXIOS).set('Authorization', 'Bearer 1|not-a-token')).body.user.name).toBe('alice');
   });
 
   test('the old XSRF token is worthless after the login rotated it', async () => {
