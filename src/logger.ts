@@ -14,6 +14,7 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'req.headers["x-xsrf-token"]',
   'req.headers["x-csrftoken"]',
+  'req.headers["x-csrf-token"]',
   'req.headers["proxy-authorization"]',
   'res.headers["set-cookie"]',
   'password',
@@ -63,11 +64,14 @@ function asyncStdout(): pino.DestinationStream {
   return stdoutDestination;
 }
 
-/** A request log line as a person reads it: `GET /invoices/?page=2 200 3 ms`; any other line, its message. */
+/** A request log line as a person reads it: `GET /invoices/?page=2 200 3 ms`, `POST (PUT) /api/invoices/1 200 4 ms` for a spoofed method; any other line, its message. */
 export function readableMessage(log: Record<string, unknown>, messageKey: string): string {
-  const req = log.req as { method?: string; url?: string } | undefined;
+  const req = log.req as { method?: string; methodOverride?: string; url?: string } | undefined;
   const res = log.res as { statusCode?: number } | undefined;
-  if (req && res && typeof log.responseTime === 'number') return `${req.method ?? ''} ${req.url ?? ''} ${res.statusCode ?? ''} ${log.responseTime} ms`;
+  if (req && res && typeof log.responseTime === 'number') {
+    const method = req.methodOverride ? `${req.method ?? ''} (${req.methodOverride})` : (req.method ?? '');
+    return `${method} ${req.url ?? ''} ${res.statusCode ?? ''} ${log.responseTime} ms`;
+  }
   return String(log[messageKey] ?? '');
 }
 

@@ -29,7 +29,7 @@ export function redactedUrl(url: string): string {
 
 /** Request headers worth a log line; credentials among them show only that they were sent. */
 const LOGGED_HEADERS = ['host', 'user-agent', 'accept', 'accept-language', 'content-type', 'content-length', 'referer', 'x-requested-with'];
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-csrftoken', 'x-xsrf-token'];
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-csrftoken', 'x-xsrf-token', 'x-csrf-token'];
 
 function loggedHeaders(req: IncomingMessage): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
@@ -107,6 +107,8 @@ export function requestLog(logger: Logger): RequestHandler {
   const lines = unredactedLogger(logger);
   return (req, res, next) => {
     const started = Date.now();
+    // As it came: Laravel's method spoofing (middleware/method-override.ts) may change req.method later.
+    const method = req.method;
     const id = requestId(req, res);
     const url = redactedUrl(req.url);
     req[REQUEST_LOGGER] = { logger, id, url };
@@ -117,7 +119,15 @@ export function requestLog(logger: Logger): RequestHandler {
       logged = true;
       const failed = res.err !== undefined || res.statusCode >= 500;
       const line = {
-        req: { id, method: req.method, url, headers: loggedHeaders(req), remoteAddress: req.socket.remoteAddress, remotePort: req.socket.remotePort },
+        req: {
+          id,
+          method,
+          ...(req.method !== method ? { methodOverride: req.method } : {}),
+          url,
+          headers: loggedHeaders(req),
+          remoteAddress: req.socket.remoteAddress,
+          remotePort: req.socket.remotePort,
+        },
         clientAddress: req.ip,
         res: { statusCode: res.statusCode },
         responseTime: Date.now() - started,

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger, readableMessage } from '../../../src/logger.js';
 import { createServices } from '../../../src/services.js';
 import { testConfig, useTestApp } from '../../helpers/app.js';
 
@@ -61,6 +61,7 @@ describe('request logs', () => {
         .set('Authorization', `Basic ${Buffer.from('alice:alice-secret-pw').toString('base64')}`)
         .set('Cookie', 'sessionid=cookie-secret-value')
         .set('X-CSRFToken', 'csrf-secret-value')
+        .set('X-CSRF-TOKEN', 'laravel-csrf-secret-value')
         .set('X-Request-Id', 'lb-1234');
       expect(listed.headers['x-request-id']).toBe('lb-1234');
       const login = await http.post('/api/login').set('Accept', 'application/json').send({ email: 'alice@example.com', password: 'alice-secret-pw' });
@@ -73,12 +74,12 @@ describe('request logs', () => {
 
       const line = logs.lines.find((entry) => (entry.req as { id?: string } | undefined)?.id === 'lb-1234');
       expect(line).toMatchObject({ level: 30, req: { method: 'GET', url: '/comments/' }, res: { statusCode: 200 } });
-      expect(line).toMatchObject({ req: { headers: { authorization: '[redacted]', cookie: '[redacted]', 'x-csrftoken': '[redacted]' } } });
+      expect(line).toMatchObject({ req: { headers: { authorization: '[redacted]', cookie: '[redacted]', 'x-csrftoken': '[redacted]', 'x-csrf-token': '[redacted]' } } });
       expect(line?.clientAddress).toMatch(/127\.0\.0\.1/);
       const queried = logs.lines.find((entry) => (entry.req as { url?: string } | undefined)?.url?.startsWith('/api/login?'));
       expect((queried?.req as { url?: string } | undefined)?.url).toBe('/api/login?email=alice%40example.com&password=[redacted]&api_key=[redacted]&page=2');
       const everything = logs.raw();
-      for (const secret of ['key-secret-value', 'alice-secret-pw', 'cookie-secret-value', 'csrf-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
+      for (const secret of ['key-secret-value', 'alice-secret-pw', 'cookie-secret-value', 'csrf-secret-value', 'laravel-csrf-secret-value', Buffer.from('alice:alice-secret-pw').toString('base64'), login.body.token]) {
         expect(everything).not.toContain(secret);
       }
       // Health probes do not flood the log.
@@ -87,6 +88,20 @@ describe('request logs', () => {
       await services.close();
     }
   });
+  test('a spoofed method is logged beside the method the request came with', async () => {
+    const logs = captureLogs();
+    const services = await createServices(testConfig(), { logger: createLogger('info', logs.stream) });
+    try {
+      const http = request(createApp(services));
+      await http.post('/api/comments/1').set('Accept', 'application/json').set('X-Request-Id', 'spoofed-1').type('form').send({ _method: 'DELETE' });
+      const line = logs.lines.find((entry) => (entry.req as { id?: string } | undefined)?.id === 'spoofed-1');
+      expect(line).toMatchObject({ req: { method: 'POST', methodOverride: 'DELETE', url: '/api/comments/1' }, res: { statusCode: 401 } });
+      expect(readableMessage(line ?? {}, 'msg')).toMatch(/^POST \(DELETE\) \/api\/comments\/1 401 \d+ ms$/);
+    } finally {
+      await services.close();
+    }
+  });
+
   test("what a handler logs carries its request's id, method and URL, one request's never another's", async () => {
     const logs = captureLogs();
     const services = await createServices(testConfig(), { logger: createLogger('info', logs.stream) });
