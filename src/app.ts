@@ -115,7 +115,7 @@ export function createApp(services: Services): App {
   }
   for (const mount of mounts.filter((other) => other !== root)) {
     // Laravel's CORS paths: the token site and Sanctum's cookie route, not the root site (DRF has none without django-cors-headers).
-    const laravel = mount.site.name === TOKEN_SITE ? [crossOrigin, spoofing] : [];
+    const laravel = mount.site.name === TOKEN_SITE ? [...(crossOrigin ? [crossOrigin] : []), spoofing] : [];
     app.use(mount.path, siteRouter(mount.site, mount.routes, logger, session, laravel));
   }
   app.use(healthRoutes(services, logger));

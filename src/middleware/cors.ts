@@ -13,8 +13,9 @@ import type { Config } from '../config.js';
 /** What a script of another origin may read of an answer beyond the safelisted headers: the version to send as If-Match, how long to wait. */
 const EXPOSED_HEADERS = ['ETag', 'Retry-After'];
 
-export function corsHandler(origins: Config['corsAllowedOrigins']): RequestHandler {
-  if (origins === null) return (_req, _res, next) => next();
+/** null when CORS is off: the site then has no layer for it at all. */
+export function corsHandler(origins: Config['corsAllowedOrigins']): RequestHandler | null {
+  if (origins === null) return null;
   const options: CorsOptions = {
     origin: origins === '*' ? '*' : [...origins],
     credentials: origins !== '*',
