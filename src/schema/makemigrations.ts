@@ -3,10 +3,11 @@
  * compared with the one the migrations have built so far (kept as
  * `schema.json` beside them), and the difference becomes the next migration.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sequelize } from 'sequelize';
 import { clock } from '../clock.js';
+import { migrationFiles } from '../db/migration-files.js';
 import { migrate } from '../db/migrator.js';
 import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
@@ -16,10 +17,15 @@ import { emptySchema, sortedSchema, type Schema } from './model.js';
 import { readSnapshot, snapshotPath } from './snapshot.js';
 import { migrationSource } from './writer.js';
 
-const MIGRATION = /^(\d{4})_\w+\.(ts|js)$/;
+/** A folder's migrations, as the runner reads them; none when the folder is not there yet. */
+function migrationsIn(dir: string): string[] {
+  return existsSync(dir) ? migrationFiles(dir) : [];
+}
 
-function migrationNames(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((name) => MIGRATION.test(name) && !name.endsWith('.d.ts')).sort() : [];
+/** The number the next migration takes: one past the highest `NNNN_` prefix. */
+function nextNumber(dir: string): string {
+  const numbers = migrationsIn(dir).map((file) => /^(\d{4})_/.exec(file)?.[1]).filter((number) => number !== undefined).map(Number);
+  return String(Math.max(0, ...numbers) + 1).padStart(4, '0');
 }
 
 /** The schema a folder of migrations builds, by running them on an empty in-memory SQLite database and reading what they made. */
@@ -41,7 +47,7 @@ export async function builtSchema(dir: string): Promise<Schema> {
 export async function migratedSchema(dir: string, compiledDir = dir): Promise<Schema> {
   const snapshot = readSnapshot(dir);
   if (snapshot) return snapshot;
-  if (migrationNames(dir).length === 0) return emptySchema();
+  if (migrationsIn(dir).length === 0) return emptySchema();
   return builtSchema(compiledDir);
 }
 
@@ -85,8 +91,7 @@ export async function draftMigration(options: DraftOptions): Promise<MigrationDr
   const after = sortedSchema(declaredSchema(options.declarations));
   const change = diffSchemas(before, after, options.renames);
   if (change.operations.length === 0) return null;
-  const numbers = migrationNames(options.dir).map((name) => Number(name.slice(0, 4)));
-  const number = String(Math.max(0, ...numbers) + 1).padStart(4, '0');
+  const number = nextNumber(options.dir);
   const name = (options.name ?? automaticName(change.operations)).replace(/\W+/g, '_').toLowerCase();
   const source = migrationSource({ dir: options.dir, frameworkDir: options.frameworkDir, up: change.operations, down: inverseOf(change.operations) });
   return { file: `${number}_${name}.ts`, source, snapshot: after, change };
