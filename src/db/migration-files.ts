@@ -3,14 +3,15 @@
  * applied, read without the migration runner: a serving process whose
  * database is up to date (every start in production) never loads umzug.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import type { Sequelize } from 'sequelize';
 
 /** Where applied migrations are recorded (umzug's SequelizeStorage, column `name`). */
 export const MIGRATIONS_TABLE = 'schema_migrations';
 
-/** Source files in tests, compiled ones under dist/: whichever this tree holds. */
+/** Source files in tests, compiled ones under dist/: whichever this tree holds; none when there is no such folder (yet). */
 export function migrationFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts'))
     .sort();

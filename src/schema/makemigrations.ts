@@ -3,7 +3,7 @@
  * compared with the one the migrations have built so far (kept as
  * `schema.json` beside them), and the difference becomes the next migration.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sequelize } from 'sequelize';
 import { clock } from '../clock.js';
@@ -17,14 +17,9 @@ import { emptySchema, sortedSchema, type Schema } from './model.js';
 import { readSnapshot, snapshotPath } from './snapshot.js';
 import { migrationSource } from './writer.js';
 
-/** A folder's migrations, as the runner reads them; none when the folder is not there yet. */
-function migrationsIn(dir: string): string[] {
-  return existsSync(dir) ? migrationFiles(dir) : [];
-}
-
 /** The number the next migration takes: one past the highest `NNNN_` prefix. */
 function nextNumber(dir: string): string {
-  const numbers = migrationsIn(dir).map((file) => /^(\d{4})_/.exec(file)?.[1]).filter((number) => number !== undefined).map(Number);
+  const numbers = migrationFiles(dir).map((file) => /^(\d{4})_/.exec(file)?.[1]).filter((number) => number !== undefined).map(Number);
   return String(Math.max(0, ...numbers) + 1).padStart(4, '0');
 }
 
@@ -47,7 +42,7 @@ export async function builtSchema(dir: string): Promise<Schema> {
 export async function migratedSchema(dir: string, compiledDir = dir): Promise<Schema> {
   const snapshot = readSnapshot(dir);
   if (snapshot) return snapshot;
-  if (migrationsIn(dir).length === 0) return emptySchema();
+  if (migrationFiles(dir).length === 0) return emptySchema();
   return builtSchema(compiledDir);
 }
 

@@ -4,7 +4,6 @@
  * without `makemigrations` would otherwise only show as every request to it
  * failing. Read from the migrations' snapshot: nothing is built or run.
  */
-import { existsSync } from 'node:fs';
 import { migrationFiles, migrationName } from '../db/migration-files.js';
 import type { ApplicationPaths } from '../paths.js';
 import type { ResourceDeclaration } from '../resource.js';
@@ -21,8 +20,8 @@ export interface Unmigrated {
   uncompiled: string[];
 }
 
-/** The migrations of the folder `dir` by name; none when there is no such folder. */
-const migrationsIn = (dir: string): string[] => (existsSync(dir) ? migrationFiles(dir).map(migrationName) : []);
+/** The migrations of the folder `dir` by name. */
+const migrationsIn = (dir: string): string[] => migrationFiles(dir).map(migrationName);
 
 export function unmigrated(application: ApplicationPaths, declarations: readonly ResourceDeclaration[]): Unmigrated {
   const sources = application.migrationSources;
