@@ -169,7 +169,7 @@ function rate(env: Env, name: string, fallback: string | null): Rate | null {
 }
 
 /** The loopback names, as Django allows them in development: what a browser on this machine sends. */
-const LOCAL_HOSTS = ['.localhost', '127.0.0.1', '[::1]'];
+export const LOCAL_HOSTS = ['.localhost', '127.0.0.1', '[::1]'];
 const HOST_PATTERN = /^(\*|\.?[a-z0-9-]+(\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])$/;
 
 /** One ALLOWED_HOSTS entry, lower case, IPv6 in brackets as a Host header writes it; undefined if it is no host. */
@@ -255,6 +255,10 @@ export function loadConfig(env: Env = process.env): Config {
 export const SECRET_KEY_MIN_LENGTH = 50;
 const SECRET_KEY_MIN_DISTINCT = 5;
 
+export function secretKeyIsWeak(key: string): boolean {
+  return key.length < SECRET_KEY_MIN_LENGTH || new Set(key).size < SECRET_KEY_MIN_DISTINCT;
+}
+
 /**
  * What the server needs beyond what every command does: in production, a fixed
  * SECRET_KEY strong enough to sign sessions and seal cursors (Django only warns
@@ -264,7 +268,7 @@ const SECRET_KEY_MIN_DISTINCT = 5;
 export function checkServerConfig(config: Config): void {
   if (config.environment !== 'production') return;
   const key = config.secretKey ?? '';
-  if (key.length < SECRET_KEY_MIN_LENGTH || new Set(key).size < SECRET_KEY_MIN_DISTINCT) {
+  if (secretKeyIsWeak(key)) {
     throw new ConfigError('SECRET_KEY', '', 'secret_key', key ? key.length : undefined);
   }
 }

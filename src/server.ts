@@ -44,23 +44,23 @@ export interface StartOptions {
 }
 
 /**
- * Says at start what Django's runserver says: declarations changed with no
- * migration made for them, or migrations written but not compiled; either
- * would otherwise show only as the requests that need them failing.
+ * Says at start what Django's runserver says (its system checks): declarations
+ * changed with no migration made for them, migrations written but not
+ * compiled, messages missing in a language; each would otherwise show only as
+ * the requests that need them failing, or in the wrong words.
  */
-async function warnOfUnmigrated(services: Services): Promise<void> {
-  const { unmigrated } = await import('./schema/unmigrated.js');
-  let found: ReturnType<typeof unmigrated>;
+async function warnOfChecks(services: Services): Promise<void> {
+  const [{ applicationChecks }, { translator }] = await Promise.all([import('./checks.js'), import('./i18n.js')]);
+  let found: ReturnType<typeof applicationChecks>;
   try {
-    found = unmigrated(services.application, services.registry.all().map(({ declaration }) => declaration));
+    found = applicationChecks(services.application, services.registry.all().map(({ declaration }) => declaration));
   } catch (error) {
     // A warning that cannot be worked out (schema.json unreadable, say) stops nothing.
-    services.logger.warn({ err: error }, 'could not compare the declarations with the migrations');
+    services.logger.warn({ err: error }, 'could not run the system checks');
     return;
   }
-  const { changes, uncompiled } = found;
-  if (changes.length > 0) services.logger.warn({ changes }, 'the declarations have changes that no migration makes: run `npm run manage -- makemigrations`, then start again');
-  if (uncompiled.length > 0) services.logger.warn({ migrations: uncompiled }, 'migrations not compiled, so not applied: start with `npm start` (it builds them) or run `npm run build` first');
+  const t = translator('en', ['cli']);
+  for (const { id, key, params } of found) services.logger.warn({ check: id }, `${t(`check.messages.${key}`, params)} (npm run manage -- check)`);
 }
 
 /** Migrations, then the demo data on an empty development database: what a cluster's preparing process does once for its workers. */
@@ -68,7 +68,7 @@ export async function prepareDatabase(config: Config): Promise<SeedOutcome | nul
   const [{ createServices }, { seedEmptyDevelopmentDatabase }] = await Promise.all([import('./services.js'), import('./db/seeder.js')]);
   const services = await createServices(config);
   try {
-    await warnOfUnmigrated(services);
+    await warnOfChecks(services);
     return await seedEmptyDevelopmentDatabase(services);
   } finally {
     await services.close();
@@ -82,7 +82,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = await createServices(config, { migrate: prepare, limitStatements: true });
   let demo: SeedOutcome | null = null;
   try {
-    if (prepare) await warnOfUnmigrated(services);
+    if (prepare) await warnOfChecks(services);
     // The seeder (and the loaders it brings) only where demo data may be wanted.
     if (prepare && seedsDemoData(config)) demo = await (await import('./db/seeder.js')).seedEmptyDevelopmentDatabase(services);
   } catch (error) {

@@ -11,6 +11,7 @@ import { ApplicationError, createServices, type Services } from '../services.js'
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
 import { acceptContract, checkContract } from './contract.js';
+import { FAIL_LEVELS, runChecks, type CheckOptions } from './check.js';
 import { makeMigrations, type MakeMigrationsOptions } from './migrations.js';
 import { dumpData, loadData } from './userdata.js';
 import { seed } from '../db/seeder.js';
@@ -68,6 +69,13 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
     .option('--dry-run', 'list what the migration would do, and write nothing')
     .option('--rename <table.old:new...>', 'a column renamed (kept with its values), not removed and added')
     .action((options: MakeMigrationsOptions) => makeMigrations(io, t, options));
+
+  root
+    .command('check')
+    .description("look for problems without serving: declarations, migrations not made, messages missing in a language (Django's check)")
+    .option('--deploy', 'also check the settings against what production needs')
+    .addOption(new Option('--fail-level <level>', 'exit 1 on a finding at this level or above').choices([...FAIL_LEVELS]).default('error'))
+    .action((options: CheckOptions) => runChecks(io, t, options));
 
   accountOptions(root.command('createuser').description('create an account'))
     .option('--staff', 'may use the admin site and change any row')

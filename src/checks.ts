@@ -1,0 +1,123 @@
+/**
+ * Django's system checks (`manage.py check`, `check --deploy`): what is wrong
+ * with an application, found without serving a request. Each finding has an
+ * id in Django's form (`translations.W001`: E for an error, W for a
+ * warning), and a message key under `check.` in the `cli` catalogue; the
+ * command and the server's start decide how to show them.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { LOCAL_HOSTS, SECRET_KEY_MIN_LENGTH, secretKeyIsWeak, type Config } from './config.js';
+import { LANGUAGES } from './i18n.js';
+import { localesDir as frameworkLocalesDir, type ApplicationPaths } from './paths.js';
+import type { ResourceDeclaration } from './resource.js';
+import { unmigrated } from './schema/unmigrated.js';
+
+export type CheckLevel = 'error' | 'warning';
+
+export interface CheckMessage {
+  /** `<area>.<E|W><number>`, as Django names its checks; what a reader searches the docs for. */
+  id: string;
+  level: CheckLevel;
+  /** Under `check.` in the `cli` catalogue. */
+  key: string;
+  params: Record<string, string | number>;
+}
+
+const finding = (id: string, key: string, params: Record<string, string | number> = {}): CheckMessage => ({
+  id,
+  level: id.split('.')[1]?.startsWith('E') ? 'error' : 'warning',
+  key,
+  params,
+});
+
+type Catalogue = { [key: string]: string | Catalogue };
+
+/** A catalogue's message keys, dotted (`post.fields.title`). */
+function messageKeys(catalogue: Catalogue, prefix = ''): string[] {
+  return Object.entries(catalogue).flatMap(([key, value]) => (typeof value === 'string' ? [`${prefix}${key}`] : messageKeys(value, `${prefix}${key}.`)));
+}
+
+/** Each namespace of locales folders, by language: the message keys they hold together (an application's over the framework's). */
+function catalogueKeys(dirs: readonly string[]): Map<string, Map<string, Set<string>>> {
+  const namespaces = new Map<string, Map<string, Set<string>>>();
+  for (const dir of dirs) {
+    for (const language of LANGUAGES) {
+      const languageDir = path.join(dir, language);
+      if (!existsSync(languageDir)) continue;
+      for (const file of readdirSync(languageDir).filter((name) => name.endsWith('.json'))) {
+        const namespace = path.basename(file, '.json');
+        const byLanguage = namespaces.get(namespace) ?? new Map<string, Set<string>>();
+        namespaces.set(namespace, byLanguage);
+        const keys = byLanguage.get(language) ?? new Set<string>();
+        byLanguage.set(language, keys);
+        for (const key of messageKeys(JSON.parse(readFileSync(path.join(languageDir, file), 'utf8')) as Catalogue)) keys.add(key);
+      }
+    }
+  }
+  return namespaces;
+}
+
+export interface CatalogueGap {
+  /** `namespace:key`, as a translation names it. */
+  key: string;
+  /** The languages that have no message for it (they show another language's). */
+  missingIn: string[];
+}
+
+/** Examples in the API description fall back to the one the declaration gives, written in one language. */
+const OPTIONAL_MESSAGE = /^openapi:examples\./;
+
+/** Messages an application's catalogues have in some languages and not in others (a request in those gets the key). */
+export function catalogueGaps(localesDir: string): CatalogueGap[] {
+  const gaps: CatalogueGap[] = [];
+  for (const [namespace, byLanguage] of catalogueKeys([localesDir])) {
+    const every = new Set([...byLanguage.values()].flatMap((keys) => [...keys]));
+    for (const key of [...every].sort()) {
+      const missingIn = LANGUAGES.filter((language) => !byLanguage.get(language)?.has(key));
+      if (missingIn.length > 0 && !OPTIONAL_MESSAGE.test(`${namespace}:${key}`)) gaps.push({ key: `${namespace}:${key}`, missingIn });
+    }
+  }
+  return gaps;
+}
+
+/** Resources and fields shown somewhere (not hidden) that no language has a label for: their declared names are shown. */
+function unlabelled(localesDir: string, declarations: readonly ResourceDeclaration[]): CheckMessage[] {
+  const byLanguage = catalogueKeys([frameworkLocalesDir, localesDir]).get('resources');
+  const labelled = (label: string): boolean => LANGUAGES.some((language) => byLanguage?.get(language)?.has(label));
+  return declarations.flatMap(({ name, fields }) => {
+    const key = name.toLowerCase();
+    const shown = Object.entries(fields).filter(([, field]) => !field.hidden).map(([field]) => `${key}.fields.${field}`);
+    const missing = [`${key}.name`, ...shown].filter((label) => !labelled(label));
+    return missing.length > 0 ? [finding('translations.W002', 'unlabelled', { resource: name, labels: missing.join(', ') })] : [];
+  });
+}
+
+/** The application's checks: its migrations and its catalogues. */
+export function applicationChecks(application: ApplicationPaths, declarations: readonly ResourceDeclaration[]): CheckMessage[] {
+  const { changes, uncompiled } = unmigrated(application, declarations);
+  return [
+    ...(changes.length > 0 ? [finding('migrations.E001', 'unmigrated', { changes: changes.join('; ') })] : []),
+    ...(uncompiled.length > 0 ? [finding('migrations.W001', 'uncompiled', { migrations: uncompiled.join(', ') })] : []),
+    ...catalogueGaps(application.locales).map(({ key, missingIn }) => finding('translations.W001', 'untranslated', { key, languages: missingIn.join(', ') })),
+    ...unlabelled(application.locales, declarations),
+  ];
+}
+
+/** `--deploy`: the settings as they would be served, against what production needs (Django's security.* checks). */
+export function deploymentChecks(config: Config): CheckMessage[] {
+  const found: CheckMessage[] = [];
+  if (config.environment !== 'production') found.push(finding('security.W001', 'not_production', { environment: config.environment }));
+  if (config.debug) found.push(finding('security.W002', 'debug'));
+  if (config.secretKey === undefined) found.push(finding('security.E001', 'no_secret_key'));
+  else if (secretKeyIsWeak(config.secretKey)) found.push(finding('security.E002', 'weak_secret_key', { length: config.secretKey.length, minimum: SECRET_KEY_MIN_LENGTH }));
+  if (config.allowedHosts.includes('*')) found.push(finding('security.W003', 'any_host'));
+  else if (config.allowedHosts.every((pattern) => LOCAL_HOSTS.includes(pattern) || pattern === config.host)) {
+    found.push(finding('security.W005', 'local_hosts_only', { hosts: config.allowedHosts.join(', ') }));
+  }
+  const plain = Array.isArray(config.corsAllowedOrigins) ? config.corsAllowedOrigins.filter((origin) => origin.startsWith('http://')) : [];
+  if (plain.length > 0) found.push(finding('security.W004', 'plain_cors_origins', { origins: plain.join(', ') }));
+  if (config.webConcurrency > 1 && config.redisUrl === undefined) found.push(finding('throttling.W001', 'limits_per_process', { workers: config.webConcurrency }));
+  if (config.databaseUrl === 'sqlite::memory:') found.push(finding('database.E001', 'memory_database'));
+  return found;
+}
