@@ -8,7 +8,7 @@
  * SQLite: a file beside the database, naming the process that holds it; a
  * file left by a process that is gone is taken over.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sequelize } from 'sequelize';
 
@@ -16,6 +16,8 @@ import type { Sequelize } from 'sequelize';
 const POSTGRES_LOCK_KEY = 4_166_180_917;
 /** How often a process waiting for SQLite's lock file looks again. */
 const LOCK_FILE_RETRY_MS = 100;
+/** How long a lock file may name no process because its maker is writing it; older, its maker died before it could. */
+const UNNAMED_LOCK_FILE_MS = 5_000;
 
 interface PgConnection {
   query(sql: string, values: unknown[]): Promise<unknown>;
@@ -79,12 +81,20 @@ function holderAlive(file: string): boolean {
     // Removed meanwhile: the next try makes it.
     return false;
   }
-  // Being written right now: its holder is alive.
-  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  // Being written right now, its holder alive; or left so by a crash, long enough ago to tell.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return !unnamedForLong(file);
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function unnamedForLong(file: string): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs > UNNAMED_LOCK_FILE_MS;
+  } catch {
+    return false;
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -99,6 +99,30 @@ describe('migrations started at once by two processes', () => {
     } finally {
       await first.close();
       await second.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a lock file a crashed migration left behind', () => {
+  test.each([
+    ['naming a process that is gone', (file: string) => writeFileSync(file, '2147483646')],
+    ['empty, its maker killed before it wrote its number, long enough ago', (file: string) => {
+      writeFileSync(file, '');
+      const past = new Date(Date.now() - 60_000);
+      utimesSync(file, past, past);
+    }],
+  ])('is taken over when %s', async (_case, leave) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-migrate-'));
+    const database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+    leave(path.join(dir, 'db.sqlite3.migrating'));
+    const sequelize = openDatabase(database.url);
+    try {
+      expect((await migrate(sequelize)).length).toBeGreaterThan(0);
+      expect(existsSync(path.join(dir, 'db.sqlite3.migrating'))).toBe(false);
+    } finally {
+      await sequelize.close();
       await database.drop();
       rmSync(dir, { recursive: true, force: true });
     }
