@@ -5,16 +5,19 @@
  * account and action. The texts are in `admin.json`, under `export` and `audit`.
  */
 import './env.js';
-import { convertFilter, Resource as SequelizeResource } from '@adminjs/sequelize';
+import { Resource as SequelizeResource } from '@adminjs/sequelize';
 import { BaseRecord, type ActionContext, type ActionResponse, type Filter, type LocaleTranslations, type ResourceOptions, type ResourceWithOptions } from 'adminjs';
 import type { WhereOptions } from 'sequelize';
 import { translator, type Language } from '../i18n.js';
-import type { ResourceRegistry, RowModel } from '../registry.js';
+import { parsePk } from '../pk.js';
+import type { ResourceRegistry, Row, RowModel } from '../registry.js';
+import { field } from '../resource.js';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { AuditLog, auditModel, readableChanges, type AuditAction } from './audit.js';
 import { EXPORT_COMPONENT } from './components.js';
 import { EXPORT_ACTION } from './export.js';
-import { readAfter, type ListBatch, type ListPlace, type ListSort, type ReadsAfter } from './keyset.js';
+import { listOrder, readAfter, type ListBatch, type ListPlace, type ListSort, type ReadsAfter } from './keyset.js';
+import { boundedInteger, listWhere, MAX_PER_PAGE, type Queried } from './queries.js';
 import type { localeOption } from './locale.js';
 
 const AUDIT_ACTIONS: readonly AuditAction[] = ['create', 'edit', 'delete'];
@@ -34,21 +37,83 @@ export function exportAction(canList: boolean | ((context: ActionContext) => boo
   };
 }
 
+/** The audit log's columns as the list's filters read them (queries.ts): what each filter matches, and how. */
+function auditFields(tables: readonly string[]): Queried {
+  return {
+    displayFields: ['record_title'],
+    declaration: {
+      fields: {
+        id: field.id(),
+        created_at: field.datetime(),
+        account_id: field.integer(),
+        account: field.string(),
+        action: field.enum(AUDIT_ACTIONS),
+        resource: field.enum(tables),
+        record_id: field.string(),
+        record_title: field.string(),
+        changes: field.text(),
+      },
+    },
+  };
+}
+
 /**
- * The audit log as AdminJS's Sequelize adapter lists it, filters included;
- * its export reads the same list a batch after the other (keyset.ts), the
- * id breaking ties of the sort column.
+ * The audit log as AdminJS's Sequelize adapter shows it, but read as the
+ * declared resources are (resource.ts): filters on unknown columns or with
+ * values that name nothing, unknown sorts, and pages or ids that are no
+ * numbers are ignored or match nothing, where the adapter answered 500. Its
+ * export reads the same list a batch after the other (keyset.ts).
  */
 class AuditResource extends SequelizeResource implements ReadsAfter {
-  constructor(private readonly entries: RowModel) {
+  constructor(
+    private readonly entries: RowModel,
+    private readonly queried: Queried,
+  ) {
     super(entries as unknown as ConstructorParameters<typeof SequelizeResource>[0]);
   }
 
+  private where(filter: Filter): WhereOptions {
+    const dialect = this.entries.sequelize?.getDialect() === 'postgres' ? 'postgres' : 'sqlite';
+    return listWhere(this.queried, dialect, filter);
+  }
+
+  private listSort(sort?: { sortBy?: string; direction?: string }): ListSort {
+    const sortBy = sort?.sortBy !== undefined && Object.hasOwn(this.entries.getAttributes(), sort.sortBy) ? sort.sortBy : this.entries.primaryKeyAttribute;
+    return { sortBy, direction: sort?.direction === 'asc' ? 'asc' : 'desc' };
+  }
+
+  private records(rows: readonly Row[]): BaseRecord[] {
+    return rows.map((row) => new BaseRecord(row.toJSON(), this));
+  }
+
+  override async count(filter: Filter): Promise<number> {
+    return this.entries.count({ where: this.where(filter) });
+  }
+
+  override async find(filter: Filter, options: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: string } } = {}): Promise<BaseRecord[]> {
+    const rows = await this.entries.findAll({
+      where: this.where(filter),
+      order: listOrder(this.entries, this.listSort(options.sort)),
+      limit: boundedInteger(options.limit, 1, MAX_PER_PAGE, 10),
+      offset: boundedInteger(options.offset, 0, Number.MAX_SAFE_INTEGER, 0),
+    });
+    return this.records(rows);
+  }
+
+  override async findOne(id: string | number): Promise<BaseRecord | null> {
+    const pk = parsePk(String(id));
+    const row = pk === null ? null : await this.entries.findByPk(pk);
+    return row ? new BaseRecord(row.toJSON(), this) : null;
+  }
+
+  override async findMany(ids: (string | number)[]): Promise<BaseRecord[]> {
+    const pks = ids.map((id) => parsePk(String(id))).filter((pk): pk is number => pk !== null);
+    return pks.length === 0 ? [] : this.records(await this.entries.findAll({ where: { id: pks }, order: [['id', 'ASC']] }));
+  }
+
   async findAfter(filter: Filter, sort: ListSort, after: ListPlace | null, limit: number): Promise<ListBatch> {
-    const sortBy = sort.sortBy in this.entries.getAttributes() ? sort.sortBy : this.entries.primaryKeyAttribute;
-    const where = convertFilter(filter) as WhereOptions;
-    const { rows, last } = await readAfter(this.entries, where, { sortBy, direction: sort.direction }, after, limit);
-    return { records: rows.map((row) => new BaseRecord(row.toJSON(), this)), last };
+    const { rows, last } = await readAfter(this.entries, this.where(filter), this.listSort(sort), after, limit);
+    return { records: this.records(rows), last };
   }
 }
 
@@ -86,7 +151,7 @@ export function auditResource(registry: ResourceRegistry): { trail: AuditLog; re
       [EXPORT_ACTION]: exportAction(true),
     },
   };
-  return { trail: new AuditLog(model), resource: { resource: new AuditResource(model), options } };
+  return { trail: new AuditLog(model), resource: { resource: new AuditResource(model, auditFields(tables)), options } };
 }
 
 type LocaleOption = ReturnType<typeof localeOption>;

@@ -1,9 +1,22 @@
 import type { Filter } from 'adminjs';
 import { col, fn, Op, where, type WhereOptions } from 'sequelize';
 import type { BoundResource } from '../registry.js';
+import type { ResourceDeclaration } from '../resource.js';
 import { parsePk } from '../pk.js';
 
 export type QueryDialect = 'sqlite' | 'postgres';
+
+/** What the list's filters and search read of a resource: its fields, and which of them the search looks in. */
+export type Queried = Pick<BoundResource, 'displayFields'> & { declaration: Pick<ResourceDeclaration, 'fields' | 'admin'> };
+
+/** The most rows a list page may ask for. */
+export const MAX_PER_PAGE = 500;
+
+/** AdminJS's `{limit, offset}` (and its page and per-page) come from the query string unchecked. */
+export function boundedInteger(value: unknown, min: number, max: number, fallback: number): number {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? Math.min(Math.max(number, min), max) : fallback;
+}
 
 /** Matches no row: a filter value that can name nothing. */
 const NOTHING: WhereOptions = { id: null };
@@ -58,7 +71,7 @@ function exactOrRange<T>(name: string, value: unknown, read: (end: unknown) => T
 }
 
 /** One filter value on one declared field; undefined when the value says nothing usable. */
-function condition(bound: BoundResource, dialect: QueryDialect, name: string, value: unknown): WhereOptions | undefined {
+function condition(bound: Queried, dialect: QueryDialect, name: string, value: unknown): WhereOptions | undefined {
   const field = bound.declaration.fields[name];
   if (!field || field.hidden) return undefined;
   switch (field.kind) {
@@ -97,7 +110,7 @@ function condition(bound: BoundResource, dialect: QueryDialect, name: string, va
 }
 
 /** The list's filters as a WHERE clause: filters on unknown or hidden fields, or with unusable values, are ignored. */
-export function listWhere(bound: BoundResource, dialect: QueryDialect, filter: Filter): WhereOptions {
+export function listWhere(bound: Queried, dialect: QueryDialect, filter: Filter): WhereOptions {
   const conditions = Object.values(filter.filters ?? {}).flatMap(({ path, value }) => {
     const found = condition(bound, dialect, path, value);
     return found ? [found] : [];
@@ -106,7 +119,7 @@ export function listWhere(bound: BoundResource, dialect: QueryDialect, filter: F
 }
 
 /** Rows whose declared search fields (default: the display fields) contain the text. */
-export function searchWhere(bound: BoundResource, dialect: QueryDialect, text: string): WhereOptions {
+export function searchWhere(bound: Queried, dialect: QueryDialect, text: string): WhereOptions {
   if (text === '') return {};
   if (text.includes('\u0000')) return NOTHING;
   const declared = bound.declaration.admin?.search ?? bound.displayFields;

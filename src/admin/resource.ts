@@ -24,7 +24,7 @@ import { parsePk } from '../pk.js';
 import { RowWriter } from '../writes.js';
 import { staffOf, type StaffMember } from './staff.js';
 import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, FORBIDDEN, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
-import { listWhere, searchWhere, type QueryDialect } from './queries.js';
+import { boundedInteger, listWhere, MAX_PER_PAGE, searchWhere, type QueryDialect } from './queries.js';
 import { listOrder, readAfter, type ListBatch, type ListPlace, type ListSort } from './keyset.js';
 import { formInput } from './forms.js';
 import type { AuditAction, AuditTrail } from './audit.js';
@@ -52,17 +52,10 @@ export interface AdminPolicy {
   offers(action: 'edit' | 'delete', staff: StaffMember, value: (field: string) => unknown): boolean;
 }
 
-const MAX_PER_PAGE = 500;
 /** The type of the error a stale edit form gets (the edit form's warning looks for it). */
 export const CONFLICT = 'conflict';
 /** The type of the error an edit form gets when its row was deleted meanwhile (router.ts). */
 export const DELETED = 'deleted';
-
-/** AdminJS's `{limit, offset}` come from the query string unchecked. */
-function boundedInteger(value: unknown, min: number, max: number, fallback: number): number {
-  const number = Number(value);
-  return Number.isSafeInteger(number) ? Math.min(Math.max(number, min), max) : fallback;
-}
 
 /**
  * A declared resource in AdminJS: the Sequelize adapter with its queries,

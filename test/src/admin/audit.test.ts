@@ -138,6 +138,30 @@ describe('the admin audit log', () => {
     expect(byStaffer.map((e) => e.action).sort()).toEqual(['create', 'delete']);
   });
 
+  test('filters, sorting, paging, searches and ids that name nothing answer without an error, the export too', async () => {
+    const queries = [
+      'actions/list?filters.nothing=1&sortBy=nope&perPage=abc',
+      'actions/list?sortBy=id&sortBy=record_title&page=-1&perPage=-1',
+      'actions/list?filters.action=%00&filters.account=%00&filters.created_at~~from=garbage&filters.account_id=abc',
+      'actions/list?filters.__proto__.polluted=1&filters.constructor.prototype.polluted=1',
+      'actions/search/%00',
+      'records/99999999999999/show',
+      'records/abc/show',
+    ];
+    for (const query of queries) {
+      const res = await root.get(`/admin/api/resources/admin_audit_log/${query}`).set('Accept-Language', 'en');
+      expect([query, res.status < 500]).toEqual([query, true]);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const nothing = await root.get('/admin/api/resources/admin_audit_log/actions/list?filters.action=nothing').set('Accept-Language', 'en');
+    expect(nothing.body.meta.total).toBe(0);
+    // The ones that name something still filter.
+    expect((await logged(root, '&filters.action=delete&filters.nothing=1')).every((e) => e.action === 'delete')).toBe(true);
+    const exported = await root.get('/admin/export/admin_audit_log?filters.nothing=1&sortBy=nope&filters.created_at~~from=garbage');
+    expect(exported.status).toBe(200);
+    expect(exported.text.split('\n')[0]).toContain('record_title');
+  });
+
   test('is named in the language of the page, as is the export action', async () => {
     const ja = await root.get('/admin/resources/admin_audit_log').set('Accept-Language', 'ja');
     expect(ja.text).toContain('監査ログ');
