@@ -40,27 +40,33 @@ function formData(): { data: RequestData; add(name: string, value: string): void
  * (`name[]=1&name[]=2`, or indexed, `name[0]=1&name[1]=2`, as Laravel's
  * clients and `qs` send them; indexed values in their indexes' order);
  * undefined when the form sent `name` once (that one value may itself list,
- * `1,2,3`) or not at all.
+ * `1,2,3`) or not at all. Brackets that name no index (`name[x]=1`) make an
+ * object of those values, as PHP would, which no list field takes: the
+ * field's error, never a list that silently left them out.
  */
-export function formList(data: unknown, name: string): string[] | undefined {
+export function formList(data: unknown, name: string): string[] | Record<string, string> | undefined {
   const all = typeof data === 'object' && data !== null ? formBodies.get(data) : undefined;
   if (!all) return undefined;
   const plain = all.get(name) ?? [];
   const bracketed = all.get(`${name}[]`) ?? [];
-  const indexed = indexedValues(all, name);
+  const { indexed, named } = bracketedValues(all, name);
+  if (named) return named;
   if (bracketed.length > 0 || indexed.length > 0) return [...plain, ...bracketed, ...indexed];
   return plain.length > 1 ? plain : undefined;
 }
 
-function indexedValues(all: Map<string, string[]>, name: string): string[] {
+/** The values of `name[<index>]`, in the indexes' order, and those of any other `name[…]` by what the brackets hold. */
+function bracketedValues(all: Map<string, string[]>, name: string): { indexed: string[]; named?: Record<string, string> } {
   const prefix = `${name}[`;
   const found: [number, string[]][] = [];
+  let named: Record<string, string> | undefined;
   for (const [key, values] of all) {
-    if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
-    const index = key.slice(prefix.length, -1);
-    if (/^\d{1,6}$/.test(index)) found.push([Number(index), values]);
+    if (!key.startsWith(prefix) || key === `${name}[]`) continue;
+    const inner = key.slice(prefix.length, key.endsWith(']') ? -1 : undefined);
+    if (key.endsWith(']') && /^\d{1,6}$/.test(inner)) found.push([Number(inner), values]);
+    else (named ??= Object.create(null) as Record<string, string>)[inner] = values[values.length - 1] ?? '';
   }
-  return found.sort(([a], [b]) => a - b).flatMap(([, values]) => values);
+  return { indexed: found.sort(([a], [b]) => a - b).flatMap(([, values]) => values), ...(named ? { named } : {}) };
 }
 
 /** Whether `data` came from a form (urlencoded or multipart), whose values are text to be read as their field's kind. */

@@ -265,6 +265,9 @@ describe('a many-to-many', () => {
     expectFieldErrors(api.body.errors, ['tags']);
     const notIds = await alice.root.post('/posts/').send({ title: 'Ghost tag', tags: ['typescript'] }).expect(400);
     expectFieldErrors(notIds.body, ['tags']);
+    // Brackets that name no index make no list: refused, never a post without the tags.
+    const named = await alice.root.post('/posts/').type('form').send(`title=Ghost+tag&tags%5Bx%5D=${tagIds[0]}`).expect(400);
+    expectFieldErrors(named.body, ['tags']);
     expect(await client.services.registry.get('Post').model.count()).toBe(before);
   });
 

@@ -257,6 +257,13 @@ describe('POST /api/login with a name, abilities and a lifetime for the token', 
     expect((await tokenRow(t, res.body.token)).get('abilities')).toBe('["comments:read","users:read"]');
   });
 
+  test.each(['abilities%5Bx%5D', 'abilities%5B0%5D%5Ba%5D', 'abilities%5B%5D%5B%5D'])('a form whose %s names no index is 422, as a JSON object is, never a token with every ability', async (name) => {
+    const res = await t.http.post('/api/login').set('Accept', 'application/json').type('form')
+      .send(`email=alice%40example.com&password=alice-password&${name}=comments%3Aread`);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ abilities: ['The abilities field must be an array.'] });
+  });
+
   test('a form\'s one abilities field may list them apart by commas or spaces', async () => {
     const res = await t.http.post('/api/login').type('form')
       .send({ email: 'alice@example.com', password: 'alice-password', abilities: 'comments:read, users:read  comments:write' });
