@@ -81,8 +81,18 @@ interface BodyParserError {
 
 const rawReaders = new Map<number, ReturnType<typeof express.raw>>();
 
-/** The raw bytes, with body-parser's limit, length check and Content-Encoding handling. */
+/**
+ * The raw bytes, with body-parser's limit, length check and Content-Encoding
+ * handling. A body whose declared length is over the limit is refused at
+ * once, and its connection closed after the answer: body-parser would first
+ * wait for all of it, for as long as the client cares to take.
+ */
 function readRaw(req: Request, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (req.headers['content-encoding'] === undefined && declared > limit) {
+    req.res?.setHeader('Connection', 'close');
+    return Promise.reject(new ApiError('payload_too_large'));
+  }
   let middleware = rawReaders.get(limit);
   if (!middleware) {
     middleware = express.raw({ type: () => true, limit });

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
@@ -5,6 +6,7 @@ import { cleanValue } from '../../src/cleaning.js';
 import { MAX_JSON_DEPTH, requestData } from '../../src/parsers.js';
 import { field } from '../../src/resource.js';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
+import { exchange } from '../helpers/raw-http.js';
 
 /** A multipart/form-data body written byte by byte, as a client that gets it wrong (or right) would send it. */
 function multipart(boundary: string, parts: { headers: string[]; content: Buffer | string }[], close = `--${boundary}--\r\n`): Buffer {
@@ -134,6 +136,21 @@ describe('request bodies', () => {
     const res = await post().send({ title: 'x', body: 'y'.repeat(4096) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ detail: 'リクエストの本文が大きすぎます。' });
+  });
+
+  test('a body whose declared length is over the limit is 413 at once, and its connection closed, without waiting for it', async () => {
+    const server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const head = `POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{}`;
+      const answer = await exchange((server.address() as AddressInfo).port, Buffer.from(head));
+      // exchange() gives up after 10 s; the request timeout would have answered 408 after 30.
+      expect(answer.status).toBe(413);
+      expect(answer.head).toMatch(/\r\nconnection: close/i);
+      expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ message: 'The request body is too large.' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('a broken multipart body is 400', async () => {
