@@ -266,9 +266,9 @@ export function adminRouter(options: AdminRouterOptions): Router {
   });
 
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { status, key } = describeError(error);
+    const { status, key, params } = describeError(error);
     if (status >= 500) (req.log ?? logger).error({ err: error, path: req.path }, 'admin request failed');
-    const message = error instanceof AdminValidationError && error.baseError?.message ? error.baseError.message : translator(currentLanguage(), ['admin', 'paginated', 'common'])(key);
+    const message = error instanceof AdminValidationError && error.baseError?.message ? error.baseError.message : translator(currentLanguage(), ['admin', 'paginated', 'common'])(key, params);
     res.status(status);
     if (isApiPath(req) || req.method !== 'GET') res.json({ notice: { message, type: 'error' } });
     else res.type('text').send(message);
@@ -276,7 +276,7 @@ export function adminRouter(options: AdminRouterOptions): Router {
   return router;
 }
 
-function describeError(error: unknown): { status: number; key: string } {
+function describeError(error: unknown): { status: number; key: string; params?: Record<string, string | number> } {
   if (error instanceof NotFoundError) return { status: 404, key: 'errors.not_found' };
   // AdminJS says this when a resource id names no resource.
   if (error instanceof Error && error.message.startsWith('There are no resources')) return { status: 404, key: 'errors.not_found' };
@@ -284,7 +284,7 @@ function describeError(error: unknown): { status: number; key: string } {
   if (error instanceof Error && error.message.includes('only via `post`')) return { status: 405, key: 'errors.method_not_allowed' };
   if (error instanceof ForbiddenError) return { status: 403, key: 'errors.forbidden' };
   if (error instanceof AdminValidationError) return { status: 400, key: 'errors.validation_failed' };
-  if (error instanceof ApiError) return { status: error.status, key: error.messageKey };
+  if (error instanceof ApiError) return { status: error.status, key: error.messageKey, params: error.params };
   if (isDatabaseUnavailable(error)) return { status: 503, key: 'errors.database_unavailable' };
   // Express's own refusals, e.g. a path with a broken percent-escape.
   const status = (error as { status?: unknown } | null)?.status;

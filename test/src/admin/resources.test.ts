@@ -322,6 +322,18 @@ describe('the admin resources', () => {
       expect((await userRow(t, 'alice')).get('name')).toBe('Alice Liddell');
     });
 
+    test('a body that cannot be read is refused with a message that says why, and saves nothing', async () => {
+      const alice = await userId(t, 'alice');
+      const edit = () => staffer.post(`/admin/api/resources/users/records/${alice}/edit`).set('Accept-Language', 'en');
+      const broken = await edit().set('Content-Type', 'application/json').send('{"name":');
+      expect(broken.status).toBe(400);
+      expect(broken.body.notice.message).toMatch(/^JSON parse error - ./);
+      const plain = await edit().set('Content-Type', 'text/plain').send('name=x');
+      expect(plain.status).toBe(415);
+      expect(plain.body.notice.message).toBe('Unsupported media type "text/plain" in request.');
+      expect((await userRow(t, 'alice')).get('name')).toBe('Alice Liddell');
+    });
+
     test("a staff member cannot edit or delete a superuser's comment, nor revoke a superuser's token; a superuser can", async () => {
       const boss = await t.services.accounts.findByUsername('boss');
       const comment = await t.services.registry.get('Comment').model.create({ title: 'Boss', body: 'Mine', user_id: boss?.get('id') });
