@@ -87,7 +87,7 @@ const rawReaders = new Map<number, ReturnType<typeof express.raw>>();
  * once, and its connection closed after the answer: body-parser would first
  * wait for all of it, for as long as the client cares to take.
  */
-function readRaw(req: Request, limit: number): Promise<Buffer> {
+function readRaw(req: Request, limit: number, mediaType: string): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (req.headers['content-encoding'] === undefined && declared > limit) {
     req.res?.setHeader('Connection', 'close');
@@ -104,10 +104,13 @@ function readRaw(req: Request, limit: number): Promise<Buffer> {
       if (!error) return resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       const { type, status } = error as BodyParserError;
       if (type === 'entity.too.large') return reject(new ApiError('payload_too_large'));
+      const encoding = String(req.headers['content-encoding']).slice(0, 40);
       if (type === 'encoding.unsupported' || status === 415) {
-        return reject(new ApiError('unsupported_media_type', { media_type: String(req.headers['content-encoding']) }));
+        return reject(new ApiError('unsupported_media_type', { media_type: `${mediaType.slice(0, 100)}; Content-Encoding: ${encoding}` }));
       }
-      reject(new ApiError('parse_error_form'));
+      // Bytes that do not decode as their Content-Encoding says (gzip, deflate, br): the body's own parse error.
+      const detail = `the body is not valid ${encoding}`;
+      reject(mediaType === 'application/json' ? new ApiError('parse_error_json', { detail }) : new ApiError('parse_error_form', { detail }));
     });
   });
 }
@@ -232,7 +235,7 @@ async function parse(req: Request, limit: number): Promise<unknown> {
   if (!(PARSED_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     throw new ApiError('unsupported_media_type', { media_type: mediaType.slice(0, 100) });
   }
-  const raw = await readRaw(req, limit);
+  const raw = await readRaw(req, limit, mediaType);
   if (raw.length === 0) return emptyData();
   if (mediaType === 'multipart/form-data') return parseMultipart(raw, boundary);
   const text = decodeUtf8(raw, charset, mediaType);

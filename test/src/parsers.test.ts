@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
@@ -151,6 +152,21 @@ describe('request bodies', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  test('a gzipped body is read; bytes that are not what Content-Encoding says are the parse error of their type; an unknown encoding is 415', async () => {
+    // serialize: superagent would write a Buffer under a JSON type as JSON.
+    const zipped = await post().set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((bytes: Buffer) => bytes)
+      .send(gzipSync('{"title":"zipped","body":"gz"}'));
+    expect([zipped.status, zipped.body.title]).toEqual([201, 'zipped']);
+    const before = await count();
+    const notGzip = await post().set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('{"title":"x","body":"y"}');
+    expect(notGzip.status).toBe(400);
+    expect(notGzip.body).toEqual({ detail: 'JSONを解析できません - the body is not valid gzip' });
+    const unknown = await post().set('Content-Type', 'application/json').set('Content-Encoding', 'bogus').send('{"title":"x","body":"y"}');
+    expect(unknown.status).toBe(415);
+    expect(unknown.body).toEqual({ detail: 'リクエストのメディアタイプ "application/json; Content-Encoding: bogus" はサポートされていません。' });
+    expect(await count()).toBe(before);
   });
 
   test('a broken multipart body is 400', async () => {
