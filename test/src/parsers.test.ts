@@ -155,8 +155,9 @@ describe('request bodies', () => {
   });
 
   test('a gzipped body is read; bytes that are not what Content-Encoding says are the parse error of their type; an unknown encoding is 415', async () => {
-    // serialize: superagent would write a Buffer under a JSON type as JSON.
-    const zipped = await post().set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((bytes: Buffer) => bytes)
+    // superagent would write a Buffer under a JSON type as JSON; it writes what serialize gives, bytes too (its type says text).
+    const asIs = (bytes: Buffer): string => bytes as unknown as string;
+    const zipped = await post().set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize(asIs)
       .send(gzipSync('{"title":"zipped","body":"gz"}'));
     expect([zipped.status, zipped.body.title]).toEqual([201, 'zipped']);
     const before = await count();
