@@ -18,9 +18,14 @@ export function startTimeout(factor = 1): number {
 /** Every server a test file started and that has not exited: each leads a process group of its own (its workers too). */
 const running = new Set<ChildProcessWithoutNullStreams>();
 
-/** Kills a spawned server's whole process group (the server, its workers, its preparing child) at once. */
+/**
+ * Kills a spawned server's whole process group (the server, its workers, its
+ * preparing child) at once; also when the process spawned has exited, which
+ * may have left the others of its group running (`npm start` that did not
+ * pass a signal on).
+ */
 export function killServer(child: ChildProcessWithoutNullStreams): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
@@ -64,11 +69,16 @@ export function waitForUrl(child: ChildProcessWithoutNullStreams, timeoutMs = st
   });
 }
 
-/** The built server in a process group of its own, with only PATH and `env` as its environment. */
-export function spawnServer(env: Record<string, string>): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [BUILT_SERVER], { env: { PATH: process.env.PATH ?? '', ...env }, detached: true });
+/** The built server as node runs it; `NPM_START` runs it as `npm start` does. */
+const NODE_SERVER: readonly string[] = [process.execPath, BUILT_SERVER];
+export const NPM_START: readonly string[] = ['npm', 'start', '--silent'];
+
+/** The built server (or `command`) in a process group of its own, with only PATH and `env` as its environment. */
+export function spawnServer(env: Record<string, string>, command: readonly string[] = NODE_SERVER): ChildProcessWithoutNullStreams {
+  const [file = process.execPath, ...args] = command;
+  const child = spawn(file, args, { env: { PATH: process.env.PATH ?? '', ...env }, detached: true, cwd: projectRoot });
+  // Kept after it exits: its group may outlive it.
   running.add(child);
-  child.once('exit', () => running.delete(child));
   return child;
 }
 
@@ -125,8 +135,8 @@ function parseLines(text: string): LogLine[] {
 }
 
 /** Spawns the built server and waits until it serves. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawnServer(env);
+export async function startServerProcess(env: Record<string, string>, command?: readonly string[]): Promise<ServerProcess> {
+  const child = spawnServer(env, command);
   if (child.pid === undefined) throw new Error('the server process did not start');
   const pid = child.pid;
   let output = '';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { createTestDatabase } from '../helpers/database.js';
 import { connectionRefused } from '../helpers/raw-http.js';
-import { basicAuth, createUserWithCli, PRODUCTION_ENV, startServerProcess } from '../helpers/server.js';
+import { basicAuth, createUserWithCli, NPM_START, PRODUCTION_ENV, startServerProcess } from '../helpers/server.js';
 
 interface Answer {
   status: number;
@@ -140,4 +140,40 @@ describe.each([
       await database.drop();
     }
   }, 30_000);
+});
+
+describe('SIGTERM to npm start, as a container runtime or a process manager sends it', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-npm-start-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('reaches the server, which stops as it does alone: no process of it is left', async () => {
+    const database = await createTestDatabase(`sqlite:${path.join(dir, 'npm.sqlite3')}`);
+    let group = 0;
+    try {
+      const server = await startServerProcess({ ...PRODUCTION_ENV, DATABASE_URL: database.url, WEB_CONCURRENCY: '2' }, NPM_START);
+      group = server.pid;
+      await server.waitForLog(() => server.servingPids().length === 2);
+
+      process.kill(server.pid, 'SIGTERM');
+
+      let timer: NodeJS.Timeout | undefined;
+      const givenUp = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, 20_000, false)));
+      const stopped = await Promise.race([connectionsRefused(server.url).then(() => true), givenUp]);
+      clearTimeout(timer);
+      expect(stopped).toBe(true);
+      expect(await server.exited).toBe(0);
+      // npm, the shell it ran the script in, the primary and its workers: the whole group is gone.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(() => process.kill(-group, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    } finally {
+      if (group > 0) {
+        try {
+          process.kill(-group, 'SIGKILL');
+        } catch {
+          // Gone, as it should be.
+        }
+      }
+      await database.drop();
+    }
+  }, 60_000);
 });
