@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from './logger.js';
 import { exitOnSignal } from './shutdown.js';
 
@@ -19,9 +20,15 @@ const MAX_FAILED_STARTS = 5;
  */
 export const DEFAULT_MALLOC_ARENA_MAX = '2';
 
-/** What a worker's environment adds to the primary's: glibc's arena cap, unless the primary's environment sets one. */
-export function workerEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  return { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || DEFAULT_MALLOC_ARENA_MAX };
+/**
+ * What a worker's environment adds to the primary's: glibc's arena cap,
+ * unless the primary's environment sets one; and, where SECRET_KEY is unset
+ * (outside production), one key for all of them (`generated`, made once by
+ * the primary), so that a session, a CSRF token or a cursor one worker made
+ * is good at the others: each would otherwise make a key of its own.
+ */
+export function workerEnvironment(env: NodeJS.ProcessEnv, generated: string): Record<string, string> {
+  return { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || DEFAULT_MALLOC_ARENA_MAX, ...(env.SECRET_KEY ? {} : { SECRET_KEY: generated }) };
 }
 
 export interface ClusterOptions {
@@ -43,6 +50,8 @@ function identify(worker: Worker): { worker: number; workerPid: number | undefin
  * with status 1, as a single process does (the worker said why on stderr).
  */
 export function runPrimary({ workers, logger, restartDelayMs = RESTART_DELAY_MS }: ClusterOptions): void {
+  // Replacements too: a session made by a worker that died stays good.
+  const environment = workerEnvironment(process.env, randomBytes(32).toString('hex'));
   const live = new Set<Worker>();
   const listened = new WeakSet<Worker>();
   let serving = false;
@@ -81,7 +90,7 @@ export function runPrimary({ workers, logger, restartDelayMs = RESTART_DELAY_MS 
   };
 
   const fork = (): void => {
-    const worker = cluster.fork(workerEnvironment(process.env));
+    const worker = cluster.fork(environment);
     live.add(worker);
     worker.once('online', () => logger.info(identify(worker), 'worker started'));
     worker.once('listening', () => {

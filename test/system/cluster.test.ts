@@ -81,7 +81,7 @@ describe('WEB_CONCURRENCY=2 on an empty development database', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-cluster-demo-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('the demo data is loaded once, before the workers serve it', async () => {
+  test('the demo data is loaded once, before the workers serve it, and what one worker sealed the other opens', async () => {
     const database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
     try {
       const env = { DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', WEB_CONCURRENCY: '2' };
@@ -91,6 +91,13 @@ describe('WEB_CONCURRENCY=2 on an empty development database', () => {
       const res = await fetch(new URL('comments/', server.url), { headers: { authorization: basicAuth('alice', 'alice-demo-pass') } });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ count: 23 });
+      // No SECRET_KEY: a cursor one worker sealed opens at the other (node:cluster hands connections round in turn).
+      let next: string | null = new URL('comments/?cursor=', server.url).href;
+      for (let page = 0; page < 6 && next; page += 1) {
+        const answer: Response = await fetch(next, { headers: { authorization: basicAuth('alice', 'alice-demo-pass'), connection: 'close' } });
+        expect([page, answer.status]).toEqual([page, 200]);
+        next = ((await answer.json()) as { next: string | null }).next;
+      }
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     } finally {

@@ -108,9 +108,15 @@ describe('the processes of a start', () => {
 
 describe("a worker's environment", () => {
   test('caps glibc at two memory arenas, unless the primary was started with a cap of its own', () => {
-    expect(workerEnvironment({})).toEqual({ MALLOC_ARENA_MAX: '2' });
-    expect(workerEnvironment({ MALLOC_ARENA_MAX: '' })).toEqual({ MALLOC_ARENA_MAX: '2' });
-    expect(workerEnvironment({ MALLOC_ARENA_MAX: '4' })).toEqual({ MALLOC_ARENA_MAX: '4' });
+    const keyed = { SECRET_KEY: 'set' };
+    expect(workerEnvironment(keyed, 'generated')).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnvironment({ ...keyed, MALLOC_ARENA_MAX: '' }, 'generated')).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnvironment({ ...keyed, MALLOC_ARENA_MAX: '4' }, 'generated')).toEqual({ MALLOC_ARENA_MAX: '4' });
+  });
+
+  test('without SECRET_KEY, has the one key the primary made for every worker', () => {
+    expect(workerEnvironment({}, 'generated')).toEqual({ MALLOC_ARENA_MAX: '2', SECRET_KEY: 'generated' });
+    expect(workerEnvironment({ SECRET_KEY: '' }, 'generated').SECRET_KEY).toBe('generated');
   });
 });
 
