@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import type { Translate } from './i18n.js';
 import { projectRoot } from './paths.js';
 
@@ -78,6 +79,9 @@ export type ExpectedSetting =
   | 'secret_key'
   | 'database_url'
   | 'single_in_memory'
+  | 'trust_proxy'
+  | 'log_level'
+  | 'debug_in_production'
   | { key: 'integer_range'; min: number; max: number };
 
 /** A setting with a value that cannot be used; its messages are in `locales/<lang>/cli.json`. */
@@ -106,6 +110,12 @@ export function describeConfigError(t: Translate, error: ConfigError): string {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:data/db.sqlite3';
+
+/** Each application's own SQLite file under its root: another application's would get migrations that are not its own. */
+function defaultDatabaseUrl(appRoot: string): string {
+  const root = path.normalize(appRoot);
+  return root === '.' ? DEFAULT_DATABASE_URL : `sqlite:${path.join(root, 'data', 'db.sqlite3')}`;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -142,12 +152,37 @@ function timeZone(env: Env): string {
 }
 
 /** TRUST_PROXY as Express takes it: a boolean, a number of hops, or a list of addresses and subnets. */
+/** What Express's `trust proxy` takes besides addresses and networks (proxy-addr's names). */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.has(entry) || ipaddr.isValid(entry)) return true;
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function trustProxy(env: Env): boolean | number | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === undefined) return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   if (/^(true|false|yes|no|on|off)$/i.test(raw)) return flag(env, 'TRUST_PROXY');
+  // Checked here: Express refuses a wrong one only when the first request asks who its client is.
+  if (!raw.split(',').every((entry) => isProxyEntry(entry.trim()))) throw new ConfigError('TRUST_PROXY', raw, 'trust_proxy');
   return raw;
+}
+
+/** pino's levels. */
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+function logLevel(env: Env): string {
+  const raw = text(env, 'LOG_LEVEL');
+  if (raw === undefined) return env.NODE_ENV === 'test' ? 'silent' : 'info';
+  if (!LOG_LEVELS.has(raw.toLowerCase())) throw new ConfigError('LOG_LEVEL', raw, 'log_level');
+  return raw.toLowerCase();
 }
 
 const RATE_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -219,7 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     environment,
     demoData: flag(env, 'DEMO_DATA', true),
-    databaseUrl: text(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL,
+    databaseUrl: text(env, 'DATABASE_URL') ?? defaultDatabaseUrl(text(env, 'APP_ROOT') ?? '.'),
     appRoot: text(env, 'APP_ROOT') ?? '.',
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -247,7 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
     requestTimeout: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
     databaseTimeout: integer(env, 'DATABASE_TIMEOUT_SECONDS', 30, 1, 3_600),
-    logLevel: text(env, 'LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    logLevel: logLevel(env),
   };
 }
 
@@ -267,6 +302,8 @@ export function secretKeyIsWeak(key: string): boolean {
  */
 export function checkServerConfig(config: Config): void {
   if (config.environment !== 'production') return;
+  // Its error details (the code's stack traces, file paths) are for a developer's machine.
+  if (config.debug) throw new ConfigError('DEBUG', 'on', 'debug_in_production');
   const key = config.secretKey ?? '';
   if (secretKeyIsWeak(key)) {
     throw new ConfigError('SECRET_KEY', '', 'secret_key', key ? key.length : undefined);

@@ -160,8 +160,9 @@ async function startFailed(config: Config, error: unknown): Promise<never> {
     process.stderr.write(`${seeding.lines.join('\n')}\n`);
     process.exit(1);
   }
-  const { code, message, name } = error as NodeJS.ErrnoException;
-  const listening = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
+  const { code, message, name, hostname } = error as NodeJS.ErrnoException & { hostname?: string };
+  // A HOST that names no address fails the listen's look-up (a database host's failure comes wrapped by its driver).
+  const listening = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || (code === 'ENOTFOUND' && hostname === config.host);
   // By name: the services module (all of the application) is not loaded here to tell.
   const key = listening ? 'error.listen' : name === 'ApplicationError' ? 'error.application' : 'error.database';
   process.stderr.write(`${t(key, { address: `${config.host}:${config.port}`, message, root: applicationAt(config.appRoot).root })}\n`);

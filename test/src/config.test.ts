@@ -20,6 +20,12 @@ describe('configuration from the environment', () => {
     expect(DEFAULT_DATABASE_URL).toBe('sqlite:data/db.sqlite3');
   });
 
+  test("another application's default database is its own file, under its root", () => {
+    expect(loadConfig({ APP_ROOT: 'examples/blog' }).databaseUrl).toBe('sqlite:examples/blog/data/db.sqlite3');
+    expect(loadConfig({ APP_ROOT: './' }).databaseUrl).toBe(DEFAULT_DATABASE_URL);
+    expect(loadConfig({ APP_ROOT: 'examples/blog', DATABASE_URL: 'sqlite::memory:' }).databaseUrl).toBe('sqlite::memory:');
+  });
+
   test('every documented variable is read', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u@h/db',
@@ -49,6 +55,13 @@ describe('configuration from the environment', () => {
     });
   });
 
+  test('TRUST_PROXY takes what Express takes: hops, a flag, addresses, networks and proxy-addr\'s names', () => {
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'yes' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, 192.168.1.7, fe80::/10' }).trustProxy).toBe('loopback, 10.0.0.0/8, 192.168.1.7, fe80::/10');
+    expect(loadConfig({ LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
+  });
+
   test('empty values count as unset', () => {
     expect(loadConfig({ PORT: '', TOKEN_EXPIRATION_MINUTES: ' ' })).toMatchObject({ port: 8000, tokenExpirationMinutes: null });
   });
@@ -61,6 +74,9 @@ describe('configuration from the environment', () => {
     ['TOKEN_EXPIRATION_MINUTES', '-5'],
     ['WEB_CONCURRENCY', '0'],
     ['BASIC_AUTH_CACHE_SECONDS', '-1'],
+    ['TRUST_PROXY', 'banana'],
+    ['TRUST_PROXY', '10.0.0.1, nowhere'],
+    ['LOG_LEVEL', 'loud'],
   ])('%s=%s is refused with the variable named', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     try {
@@ -113,6 +129,11 @@ describe("a production server's SECRET_KEY", () => {
     const said = refusal({ SECRET_KEY: key });
     expect(said).toContain(`Invalid setting SECRET_KEY (${key.length} characters, not shown)`);
     expect(said).not.toContain(key);
+  });
+
+  test('comes with DEBUG off: a production server with DEBUG on is refused, as its errors would show clients the code', () => {
+    expect(refusal({ SECRET_KEY: strong, DEBUG: '1' })).toBe("Invalid setting DEBUG=on: expected off when NODE_ENV=production: it shows every client the code's stack traces.");
+    expect(() => checkServerConfig(loadConfig({ DEBUG: '1' }))).not.toThrow();
   });
 
   test('is accepted at 50 characters with 5 different ones, and not checked outside production', () => {
