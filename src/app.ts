@@ -21,6 +21,7 @@ import { corsHandler } from './middleware/cors.js';
 import { HEALTH_DOCS, healthRoutes } from './middleware/health.js';
 import { hostCheck } from './middleware/hosts.js';
 import { requestLog } from './middleware/request-log.js';
+import { closeOnUnreadBody } from './middleware/unread-body.js';
 import { adminHeaders, productHeaders } from './middleware/security.js';
 
 /** Laravel Fortify's routes at the root, where Laravel's method spoofing applies as on the token site. */
@@ -88,6 +89,7 @@ export function createApp(services: Services): App {
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.trustProxy);
   app.use(requestLog(logger));
+  app.use(closeOnUnreadBody());
   const mounts = siteMounts(services);
   // Before anything reads the request: a host not in ALLOWED_HOSTS is 400 (the health checks answer any host).
   app.use(hostCheck({ allowedHosts: config.allowedHosts, mounts, exempt: HEALTH_DOCS.map(({ path }) => path), logger }));
