@@ -192,7 +192,9 @@ export class RowWriter {
       await this.run('beforeDestroy', { data: {}, row, transaction, user: options.user });
       const key = row.get(this.resource.model.primaryKeyAttribute);
       for (const { join } of this.links.values()) await join.model.destroy({ where: { [join.from]: key }, transaction });
-      await row.destroy({ transaction });
+      // By its key, counted: a row another request deleted meanwhile is gone (404), not deleted a second time (204).
+      const removed = await this.resource.model.destroy({ where: { [this.resource.model.primaryKeyAttribute]: key }, transaction });
+      if (removed === 0) throw new RowChanged(this.resource.declaration.name);
       await this.run('afterDestroy', { data: {}, row, transaction, user: options.user });
       await this.alongside(row, options, transaction);
     });

@@ -284,7 +284,13 @@ export class DeclaredResource extends SequelizeResource {
     await this.refuseDelete(staff, row);
     const [before] = await this.paramsOf([row]);
     const within = (_: Row, transaction: Transaction): Promise<void> => this.audited('delete', staff, before ?? null, null, {}, transaction);
-    await this.write(staff, (user) => this.writer.destroy(row, { user, within }));
+    try {
+      await this.write(staff, (user) => this.writer.destroy(row, { user, within }));
+    } catch (error) {
+      // Deleted meanwhile, by another request.
+      if (error instanceof RowChanged) throw new NotFoundError(`No record ${id}`, 'delete');
+      throw error;
+    }
   }
 
   /**
@@ -302,7 +308,10 @@ export class DeclaredResource extends SequelizeResource {
       this.writer.transaction(async (transaction) => {
         for (const [index, row] of rows.entries()) {
           const within = (_: Row, inner: Transaction): Promise<void> => this.audited('delete', staff, before[index] ?? null, null, {}, inner);
-          await this.writer.destroy(row, { user, transaction, within });
+          // A row another request deleted meanwhile is skipped, as one already gone when the list was read.
+          await this.writer.destroy(row, { user, transaction, within }).catch((error: unknown) => {
+            if (!(error instanceof RowChanged)) throw error;
+          });
         }
       }),
     );

@@ -148,6 +148,21 @@ describe.each(PATHS)('simultaneous writes under one If-Match on $path', ({ decla
         for (const refused of deletes.filter((answer) => answer.status !== deleted)) expect([404, 412]).toContain(refused.status);
       }
     });
+
+    test.each([
+      ['without If-Match', undefined],
+      ['with If-Match: *', '*'],
+    ])('DELETE %s, sent several times at once: one deletes, the others find it gone (404)', async (_case, ifMatch) => {
+      const { id } = await newMemo(`${key}-gone${ifMatch ? '*' : ''}`, row, auth(t, token));
+      const answers = await Promise.all(
+        Array.from({ length: SIMULTANEOUS }, () => {
+          const request = t.http.delete(row(id)).set(auth(t, token));
+          return ifMatch ? request.set('If-Match', ifMatch) : request;
+        }),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([deleted, ...Array.from({ length: SIMULTANEOUS - 1 }, () => 404)].sort());
+      expect(await storedRow(t.services.sequelize, id)).toBeNull();
+    });
   });
 
   test('a PATCH that changes nothing answers the row with a new update time, and the ETag and stored row a GET then gives', async () => {
