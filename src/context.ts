@@ -41,11 +41,17 @@ export function requestHost(req: Request): string {
 
 /** The URL the client used, absolute, query included. */
 export function requestUrl(req: Request): URL {
+  let url: URL;
   try {
-    return new URL(req.originalUrl, `${req.protocol}://${requestHost(req)}`);
+    url = new URL(`${req.protocol}://${requestHost(req)}`);
   } catch {
     throw new ApiError('invalid_host');
   }
+  // Set, not resolved against the host: a path that begins `//` would name another host.
+  const query = req.originalUrl.indexOf('?');
+  url.pathname = query < 0 ? req.originalUrl : req.originalUrl.slice(0, query);
+  if (query >= 0) url.search = req.originalUrl.slice(query);
+  return url;
 }
 
 const parsedQueries = new WeakMap<Request, readonly [string, string][]>();

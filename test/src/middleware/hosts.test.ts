@@ -123,6 +123,13 @@ describe('ALLOWED_HOSTS by default: the loopback names and HOST', () => {
     expect(JSON.parse(res.body)).toEqual({ detail: 'Host ヘッダが不正です。' });
   });
 
+  test('a path that begins with // names no host: it is the path it is, and its links stay on this host', async () => {
+    // Express's router takes `//` for the root.
+    const root = await rawRequest('//', 'localhost:8000');
+    expect(root.status).toBe(200);
+    expect(JSON.parse(root.body).comments).toBe('http://localhost:8000/comments/');
+  });
+
   test('a URL written whole with an allowed host is answered, its links naming that host and its path', async () => {
     const res = await rawRequest('http://localhost:8000/comments/?page_size=1', 'evil.example.com');
     expect(res.status).toBe(200);
