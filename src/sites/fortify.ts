@@ -19,7 +19,7 @@ import { bodyField, requestData } from '../parsers.js';
 import type { Row } from '../registry.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { safeNext } from './browser-login.js';
-import { expectsJson, sendLaravelJson, setXsrfCookie } from './token.js';
+import { expectsJson, laravelOptions, sendLaravelJson, setXsrfCookie } from './token.js';
 
 /** Fortify's paths, at the root. */
 export const FORTIFY_LOGIN_PATH = '/login';
@@ -154,6 +154,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
     return target === undefined ? loginPage : `${loginPage}?next=${encodeURIComponent(target)}`;
   }
 
+  router.options([FORTIFY_LOGIN_PATH, FORTIFY_LOGOUT_PATH], laravelOptions('POST'));
   router.post(FORTIFY_LOGIN_PATH, ...options.session, async (req, res, next: NextFunction) => {
     let back: string | undefined;
     try {

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import { bodyField, bodyText, requestData } from '../parsers.js';
 import type { LoginThrottle } from '../throttling.js';
 import { pageTranslator, sendError, sendPage as sendAuthPage } from './browser-login.js';
-import { errorStatus, sendLaravelJson, validationBody } from './token.js';
+import { errorStatus, laravelOptions, sendLaravelJson, validationBody } from './token.js';
 
 /** Fortify's path, at the root. */
 export const PASSWORD_UPDATE_PATH = '/user/password';
@@ -111,6 +111,7 @@ function jsonTranslator(req: Request): Translate {
  */
 export function passwordUpdateRouter(options: PasswordChangeOptions, session: RequestHandler[]): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
+  router.options(PASSWORD_UPDATE_PATH, laravelOptions('PUT'));
   router.put(PASSWORD_UPDATE_PATH, ...session, async (req: Request, res: Response) => {
     const t = jsonTranslator(req);
     res.setHeader('Cache-Control', 'no-store');

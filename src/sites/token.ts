@@ -131,6 +131,14 @@ const tokenDocs: SiteDocs = {
 /** Laravel's statuses where they differ from the catalogue's: a CSRF mismatch is 419, on which SPA clients refresh their token. */
 const LARAVEL_STATUS: Partial<Record<ErrorCode, number>> = { csrf_failed: 419 };
 
+/** OPTIONS on one of Laravel's routes at the root: 200, no body, the methods it takes in `Allow`, as Laravel's router answers it (Express's own answer has the methods as an HTML body). */
+export function laravelOptions(allow: string): (req: Request, res: Response) => void {
+  return (_req, res) => {
+    res.setHeader('Allow', allow);
+    res.status(200).end();
+  };
+}
+
 /** A JSON answer as Laravel's JsonResponse sends it: `application/json` without a charset, as the token site's renderer (Express's `res.json` adds one). */
 export function sendLaravelJson(res: Response, status: number, body: unknown): void {
   // setHeader: Express's res.set and res.type add the charset back.

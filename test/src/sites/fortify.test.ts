@@ -67,6 +67,13 @@ describe('a Laravel SPA signing in at POST /login as Fortify answers', () => {
     expect((await agent.get('/api/user').set(AXIOS).set('Authorization', 'Bearer 1|not-a-token')).body.user.name).toBe('alice');
   });
 
+  test('OPTIONS on its routes answers as Laravel\'s router: 200, no body, the method in Allow', async () => {
+    for (const [path, allow] of [['/login', 'POST'], ['/logout', 'POST'], ['/user/password', 'PUT']]) {
+      const res = await t.http.options(path!);
+      expect([path, res.status, res.headers.allow, res.text]).toEqual([path, 200, allow, '']);
+    }
+  });
+
   test('the old XSRF token is worthless after the login rotated it', async () => {
     const { agent, xsrf } = await spa(t, '/api/sanctum/csrf-cookie');
     const login = await agent.post('/login').set(AXIOS).set('X-XSRF-TOKEN', xsrf).send({ email: 'alice', password: 'alice-password' });
