@@ -70,7 +70,7 @@ export function readableMessage(log: Record<string, unknown>, messageKey: string
   const res = log.res as { statusCode?: number } | undefined;
   if (req && res && typeof log.responseTime === 'number') {
     const method = req.methodOverride ? `${req.method ?? ''} (${req.methodOverride})` : (req.method ?? '');
-    return `${method} ${req.url ?? ''} ${res.statusCode ?? ''} ${log.responseTime} ms`;
+    return `${method} ${req.url ?? ''} ${res.statusCode ?? '-'} ${log.responseTime} ms`;
   }
   return String(log[messageKey] ?? '');
 }

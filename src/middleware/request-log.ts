@@ -129,7 +129,8 @@ export function requestLog(logger: Logger): RequestHandler {
           remotePort: req.socket.remotePort,
         },
         clientAddress: req.ip,
-        res: { statusCode: res.statusCode },
+        // An answer never begun has no status (Node's default 200 was never sent).
+        res: { statusCode: res.headersSent ? res.statusCode : null },
         responseTime: Date.now() - started,
         ...(res.err ? { err: res.err } : {}),
       };

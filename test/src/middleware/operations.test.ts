@@ -1,8 +1,12 @@
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, test } from '@jest/globals';
+import express from 'express';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
 import { createLogger, readableMessage } from '../../../src/logger.js';
+import { requestLog } from '../../../src/middleware/request-log.js';
 import { createServices } from '../../../src/services.js';
 import { testConfig, useTestApp } from '../../helpers/app.js';
 
@@ -88,6 +92,29 @@ describe('request logs', () => {
       await services.close();
     }
   });
+  test('a request its client gave up on before any answer is logged as aborted, with no status', async () => {
+    const logs = captureLogs();
+    const app = express();
+    app.use(requestLog(createLogger('info', logs.stream)));
+    let reached: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    app.get('/slow', () => reached());
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: gave-up\r\n\r\n');
+      await arrived;
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const line = logs.lines.find((entry) => (entry.req as { id?: string } | undefined)?.id === 'gave-up');
+      expect(line).toMatchObject({ msg: 'request aborted', res: { statusCode: null } });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test('a spoofed method is logged beside the method the request came with', async () => {
     const logs = captureLogs();
     const services = await createServices(testConfig(), { logger: createLogger('info', logs.stream) });
