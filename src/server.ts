@@ -153,6 +153,8 @@ async function readSettings(): Promise<ServerSettings> {
 
 /** Why the server could not start, for people; then exit with status 1. */
 async function startFailed(config: Config, error: unknown): Promise<never> {
+  // A setting refused on the way (DATABASE_URL's form): said as every refused setting is.
+  if (error instanceof ConfigError) await configFailed(error);
   const t = await cliMessages();
   const [{ seedFailure }, { CommandFailed }] = await Promise.all([import('./cli/seeding.js'), import('./cli/accounts.js')]);
   const seeding = seedFailure(t, error);

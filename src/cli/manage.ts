@@ -172,6 +172,8 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
     try {
       services = await createServices(config, { migrate: migrateFirst, logger: createLogger('warn') });
     } catch (error) {
+      // A setting refused on the way (DATABASE_URL's form): said as every refused setting is.
+      if (error instanceof ConfigError) throw error;
       const key = error instanceof ApplicationError ? 'error.application' : 'error.database';
       throw new CommandFailed([t(key, { message: (error as Error).message, root: applicationAt(config.appRoot).root })]);
     }

@@ -19,7 +19,8 @@ export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarge
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
   const match = /^sqlite:(.*)$/i.exec(url);
   if (!match || match[1] === undefined || match[1] === '') {
-    throw new ConfigError('DATABASE_URL', url, 'database_url');
+    // A URL of another database (mysql://user:pw@…) keeps its password out of the message.
+    throw new ConfigError('DATABASE_URL', url.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@'), 'database_url');
   }
   let file = match[1];
   if (file === MEMORY) return { dialect: 'sqlite', storage: MEMORY };

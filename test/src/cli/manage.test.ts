@@ -379,3 +379,11 @@ describe('npm run manage', () => {
     });
   });
 });
+
+describe('a DATABASE_URL of no form the CLI reads', () => {
+  test('is said as a refused setting, with the forms it takes and without its password', async () => {
+    const run = await cli(['migrate', '--plan'], { env: { DATABASE_URL: 'mysql://app:s3cret-pw@db.example.com/comments' } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('Invalid setting DATABASE_URL=mysql://app:***@db.example.com/comments: expected sqlite:<path>, sqlite::memory: or postgres://….\n');
+  });
+});

@@ -23,6 +23,10 @@ describe('DATABASE_URL', () => {
   test.each(['mysql://x', 'sqlite:', 'data/db.sqlite3'])('%s is refused with a ConfigError', (url) => {
     expect(() => parseDatabaseUrl(url)).toThrow(ConfigError);
   });
+
+  test('a refused URL keeps its password out of the error, which the CLI and the server print', () => {
+    expect(() => parseDatabaseUrl('mysql://app:s3cret-pw@db.example.com/comments')).toThrow(expect.objectContaining({ value: 'mysql://app:***@db.example.com/comments' }));
+  });
 });
 
 describe('an SQLite file database', () => {
