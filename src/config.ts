@@ -82,6 +82,7 @@ export type ExpectedSetting =
   | 'trust_proxy'
   | 'log_level'
   | 'debug_in_production'
+  | 'redis_url'
   | { key: 'integer_range'; min: number; max: number };
 
 /** A setting with a value that cannot be used; its messages are in `locales/<lang>/cli.json`. */
@@ -173,6 +174,19 @@ function trustProxy(env: Env): boolean | number | string {
   // Checked here: Express refuses a wrong one only when the first request asks who its client is.
   if (!raw.split(',').every((entry) => isProxyEntry(entry.trim()))) throw new ConfigError('TRUST_PROXY', raw, 'trust_proxy');
   return raw;
+}
+
+/** REDIS_URL: `redis://` or `rediss://` (TLS), as ioredis reads them; anything else it would take for a host name and fail on later. */
+function redisUrl(env: Env): string | undefined {
+  const raw = text(env, 'REDIS_URL');
+  if (raw === undefined) return undefined;
+  try {
+    const { protocol, hostname } = new URL(raw);
+    if ((protocol === 'redis:' || protocol === 'rediss:') && hostname !== '') return raw;
+  } catch {
+    // Not a URL: refused below.
+  }
+  throw new ConfigError('REDIS_URL', raw.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@'), 'redis_url');
 }
 
 /** pino's levels. */
@@ -270,7 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
       text(env, 'TOKEN_MAX_EXPIRATION_MINUTES') === undefined ? null : integer(env, 'TOKEN_MAX_EXPIRATION_MINUTES', 0, 1, 10_000_000),
     timeZone: timeZone(env),
     apiForceJson: flag(env, 'API_FORCE_JSON'),
-    redisUrl: text(env, 'REDIS_URL'),
+    redisUrl: redisUrl(env),
     redisPrefix: text(env, 'REDIS_PREFIX') ?? 'throttle',
     loginRateAccountAddress: rate(env, 'LOGIN_RATE_ACCOUNT_ADDRESS', '10/hour'),
     loginRateAccount: rate(env, 'LOGIN_RATE_ACCOUNT', '100/hour'),

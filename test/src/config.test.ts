@@ -77,6 +77,8 @@ describe('configuration from the environment', () => {
     ['TRUST_PROXY', 'banana'],
     ['TRUST_PROXY', '10.0.0.1, nowhere'],
     ['LOG_LEVEL', 'loud'],
+    ['REDIS_URL', 'notaurl'],
+    ['REDIS_URL', 'http://cache.example.com'],
   ])('%s=%s is refused with the variable named', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     try {
