@@ -180,6 +180,11 @@ export class RowWriter {
         (row as unknown as { changed(key: string, dirty: boolean): void }).changed(updated, true);
       }
       await row.save({ transaction });
+      // Deleted meanwhile by another request: its UPDATE changed nothing, which Sequelize does not tell.
+      const key = row.get(this.resource.model.primaryKeyAttribute);
+      if ((await this.resource.model.count({ where: { [this.resource.model.primaryKeyAttribute]: key }, transaction })) === 0) {
+        throw new RowChanged(this.resource.declaration.name);
+      }
       await this.link(row, linked, transaction);
       await this.run('afterUpdate', { data, row, transaction, user: options.user });
       await this.alongside(row, options, transaction);

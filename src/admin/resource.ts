@@ -264,6 +264,8 @@ export class DeclaredResource extends SequelizeResource {
       await this.write(staff, (user) => this.writer.update(row, values, { user, expected, within }));
     } catch (error) {
       if (error instanceof RowChanged && opened) throw await this.changedMeanwhile(staff, id, opened);
+      // Deleted meanwhile, by another request, under a form that named no version.
+      if (error instanceof RowChanged) throw new NotFoundError(`No record ${id}`, 'update');
       throw error;
     }
     return saved;
