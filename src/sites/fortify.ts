@@ -154,7 +154,7 @@ export function fortifyRouter(options: FortifyOptions): Router {
     return target === undefined ? loginPage : `${loginPage}?next=${encodeURIComponent(target)}`;
   }
 
-  router.options([FORTIFY_LOGIN_PATH, FORTIFY_LOGOUT_PATH], laravelOptions('POST'));
+  for (const path of [FORTIFY_LOGIN_PATH, FORTIFY_LOGOUT_PATH]) router.options(path, laravelOptions('POST'));
   router.post(FORTIFY_LOGIN_PATH, ...options.session, async (req, res, next: NextFunction) => {
     let back: string | undefined;
     try {
