@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LOCAL_HOSTS, SECRET_KEY_MIN_LENGTH, secretKeyIsWeak, type Config } from './config.js';
+import { defaultAllowedHosts, SECRET_KEY_MIN_LENGTH, secretKeyIsWeak, type Config } from './config.js';
 import { LANGUAGES } from './i18n.js';
 import { localesDir as frameworkLocalesDir, type ApplicationPaths } from './paths.js';
 import type { ResourceDeclaration } from './resource.js';
@@ -104,15 +104,17 @@ export function applicationChecks(application: ApplicationPaths, declarations: r
   ];
 }
 
+const sameHosts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((host) => b.includes(host));
+
 /** `--deploy`: the settings as they would be served, against what production needs (Django's security.* checks). */
 export function deploymentChecks(config: Config): CheckMessage[] {
   const found: CheckMessage[] = [];
   if (config.environment !== 'production') found.push(finding('security.W001', 'not_production', { environment: config.environment }));
-  if (config.debug) found.push(finding('security.W002', 'debug'));
+  if (config.debug) found.push(finding('security.E003', 'debug'));
   if (config.secretKey === undefined) found.push(finding('security.E001', 'no_secret_key'));
   else if (secretKeyIsWeak(config.secretKey)) found.push(finding('security.E002', 'weak_secret_key', { length: config.secretKey.length, minimum: SECRET_KEY_MIN_LENGTH }));
   if (config.allowedHosts.includes('*')) found.push(finding('security.W003', 'any_host'));
-  else if (config.allowedHosts.every((pattern) => LOCAL_HOSTS.includes(pattern) || pattern === config.host)) {
+  else if (sameHosts(config.allowedHosts, defaultAllowedHosts(config.host))) {
     found.push(finding('security.W005', 'local_hosts_only', { hosts: config.allowedHosts.join(', ') }));
   }
   const plain = Array.isArray(config.corsAllowedOrigins) ? config.corsAllowedOrigins.filter((origin) => origin.startsWith('http://')) : [];

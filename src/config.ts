@@ -158,6 +158,9 @@ const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 function isProxyEntry(entry: string): boolean {
   if (PROXY_NAMES.has(entry) || ipaddr.isValid(entry)) return true;
+  // A network written with its mask (`10.0.0.0/255.0.0.0`), as proxy-addr takes it too.
+  const [address = '', mask = ''] = entry.split('/');
+  if (ipaddr.isValid(address) && ipaddr.isValid(mask)) return true;
   try {
     ipaddr.parseCIDR(entry);
     return true;
@@ -176,17 +179,29 @@ function trustProxy(env: Env): boolean | number | string {
   return raw;
 }
 
-/** REDIS_URL: `redis://` or `rediss://` (TLS), as ioredis reads them; anything else it would take for a host name and fail on later. */
+/** A URL as a message may show it: what stands between `//` and its last `@` before the path (user and password) masked but the user. */
+export function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][\w+.-]*:\/\/[^:/?#@]*):[^?#]*@/i, '$1:***@');
+}
+
+/** A host name, an IPv4 address or a bracketed IPv6 one, and maybe a port: what ioredis takes for a server. */
+const REDIS_SERVER = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * REDIS_URL as ioredis reads it: `redis://` or `rediss://` (TLS), a Unix
+ * socket's path, or `host[:port]`; anything else (another scheme, spaces) it
+ * would take for a host name and fail on later.
+ */
 function redisUrl(env: Env): string | undefined {
   const raw = text(env, 'REDIS_URL');
-  if (raw === undefined) return undefined;
+  if (raw === undefined || raw.startsWith('/') || REDIS_SERVER.test(raw)) return raw;
   try {
     const { protocol, hostname } = new URL(raw);
     if ((protocol === 'redis:' || protocol === 'rediss:') && hostname !== '') return raw;
   } catch {
     // Not a URL: refused below.
   }
-  throw new ConfigError('REDIS_URL', raw.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@'), 'redis_url');
+  throw new ConfigError('REDIS_URL', withoutPassword(raw), 'redis_url');
 }
 
 /** pino's levels. */
@@ -218,7 +233,7 @@ function rate(env: Env, name: string, fallback: string | null): Rate | null {
 }
 
 /** The loopback names, as Django allows them in development: what a browser on this machine sends. */
-export const LOCAL_HOSTS = ['.localhost', '127.0.0.1', '[::1]'];
+const LOCAL_HOSTS = ['.localhost', '127.0.0.1', '[::1]'];
 const HOST_PATTERN = /^(\*|\.?[a-z0-9-]+(\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])$/;
 
 /** One ALLOWED_HOSTS entry, lower case, IPv6 in brackets as a Host header writes it; undefined if it is no host. */
@@ -229,11 +244,17 @@ function hostPattern(entry: string): string | undefined {
 }
 
 /** ALLOWED_HOSTS, comma-separated; by default the loopback names and HOST, the address the server listens on. */
+/** What ALLOWED_HOSTS is when unset: this machine's names and HOST. */
+export function defaultAllowedHosts(host: string): string[] {
+  return [...new Set([...LOCAL_HOSTS, host].map(hostPattern).filter((pattern) => pattern !== undefined))];
+}
+
 function allowedHosts(env: Env, host: string): string[] {
   const raw = text(env, 'ALLOWED_HOSTS');
-  const entries = raw === undefined ? [...LOCAL_HOSTS, host] : raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (raw === undefined) return defaultAllowedHosts(host);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   const patterns = entries.map(hostPattern);
-  if (raw !== undefined && (patterns.length === 0 || patterns.includes(undefined))) {
+  if (patterns.length === 0 || patterns.includes(undefined)) {
     throw new ConfigError('ALLOWED_HOSTS', raw, 'allowed_hosts');
   }
   return [...new Set(patterns.filter((pattern) => pattern !== undefined))];

@@ -9,7 +9,7 @@ import type { AuthUser } from './auth/accounts.js';
 import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
-import { claimVersion, holdRow, lockRow, namesUpdateTime, nextVersionTime, RowChanged, type HeldCheck, type RowVersion, type UpdateTime } from './db/row-version.js';
+import { claimVersion, holdRow, lockRow, namesUpdateTime, nextVersionTime, RowChanged, rowStillThere, type HeldCheck, type RowVersion, type UpdateTime } from './db/row-version.js';
 import { writeTransaction } from './db/write-transactions.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
@@ -194,8 +194,10 @@ export class RowWriter {
 
   async destroy(row: Row, options: WriteOptions): Promise<void> {
     await this.versioned(row, options, async (transaction) => {
-      await this.run('beforeDestroy', { data: {}, row, transaction, user: options.user });
       const key = row.get(this.resource.model.primaryKeyAttribute);
+      // Several statements (hooks, links, work within): none runs for a row another request deleted meanwhile.
+      if (transaction && !(await rowStillThere(this.resource, key, transaction))) throw new RowChanged(this.resource.declaration.name);
+      await this.run('beforeDestroy', { data: {}, row, transaction, user: options.user });
       for (const { join } of this.links.values()) await join.model.destroy({ where: { [join.from]: key }, transaction });
       // By its key, counted: a row another request deleted meanwhile is gone (404), not deleted a second time (204).
       const removed = await this.resource.model.destroy({ where: { [this.resource.model.primaryKeyAttribute]: key }, transaction });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Sequelize, type Options } from 'sequelize';
-import { ConfigError } from '../config.js';
+import { ConfigError, withoutPassword } from '../config.js';
 import { projectRoot } from '../paths.js';
 import { closeCompiledReads } from './compiled.js';
 
@@ -20,7 +20,7 @@ export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarge
   const match = /^sqlite:(.*)$/i.exec(url);
   if (!match || match[1] === undefined || match[1] === '') {
     // A URL of another database (mysql://user:pw@…) keeps its password out of the message.
-    throw new ConfigError('DATABASE_URL', url.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@'), 'database_url');
+    throw new ConfigError('DATABASE_URL', withoutPassword(url), 'database_url');
   }
   let file = match[1];
   if (file === MEMORY) return { dialect: 'sqlite', storage: MEMORY };

@@ -105,6 +105,22 @@ export async function holdRow<T>(resource: BoundResource, key: unknown, work: (t
 }
 
 /** Holds the row inside `transaction` until it ends (PostgreSQL; SQLite's IMMEDIATE transaction already holds the database). */
+/**
+ * Whether the row is still there, held until `transaction` ends (PostgreSQL:
+ * FOR UPDATE; SQLite's one writer holds the whole database): asked before a
+ * write's hooks run, so that a row another request deleted meanwhile runs
+ * none of them.
+ */
+export async function rowStillThere(resource: BoundResource, key: unknown, transaction: Transaction): Promise<boolean> {
+  const { model } = resource;
+  const sequelize = model.sequelize!;
+  const generator = quoteGenerator(sequelize);
+  const keyColumn = generator.quoteIdentifier(columnOf(model, model.primaryKeyAttribute));
+  const lock = sequelize.getDialect() === 'postgres' ? ' FOR UPDATE' : '';
+  const found = await sequelize.query(`SELECT ${keyColumn} FROM ${generator.quoteTable(model.getTableName())} WHERE ${keyColumn} = $1${lock}`, { bind: [key], transaction, type: QueryTypes.SELECT });
+  return found.length > 0;
+}
+
 export async function lockRow(resource: BoundResource, key: unknown, transaction: Transaction): Promise<void> {
   const { model } = resource;
   const sequelize = model.sequelize!;

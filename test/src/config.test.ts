@@ -59,7 +59,14 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: 'yes' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, 192.168.1.7, fe80::/10' }).trustProxy).toBe('loopback, 10.0.0.0/8, 192.168.1.7, fe80::/10');
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/255.0.0.0' }).trustProxy).toBe('10.0.0.0/255.0.0.0');
     expect(loadConfig({ LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
+  });
+
+  test('REDIS_URL takes what ioredis takes: a redis:// or rediss:// URL, a socket path, host[:port]', () => {
+    for (const url of ['redis://:pw@cache:6380/2', 'rediss://cache.example.com', '/var/run/redis.sock', 'localhost:6379', 'cache']) {
+      expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    }
   });
 
   test('empty values count as unset', () => {
@@ -77,8 +84,8 @@ describe('configuration from the environment', () => {
     ['TRUST_PROXY', 'banana'],
     ['TRUST_PROXY', '10.0.0.1, nowhere'],
     ['LOG_LEVEL', 'loud'],
-    ['REDIS_URL', 'notaurl'],
     ['REDIS_URL', 'http://cache.example.com'],
+    ['REDIS_URL', 'cache server'],
   ])('%s=%s is refused with the variable named', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     try {

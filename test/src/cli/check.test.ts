@@ -36,7 +36,7 @@ describe('npm run manage -- check, on the applications of this checkout', () => 
     });
     expect(run.status).toBe(1);
     const ids = [...run.stderr.matchAll(/^\((\w+\.[EW]\d{3})\)/gm)].map((match) => match[1]);
-    expect(ids).toEqual(['security.E002', 'security.W001', 'security.W002', 'security.W003', 'security.W004', 'throttling.W001']);
+    expect(ids).toEqual(['security.E003', 'security.E002', 'security.W001', 'security.W003', 'security.W004', 'throttling.W001']);
     expect(run.stderr).toContain('SECRET_KEY is weak (60 characters, not shown)');
     expect(run.stderr).toContain('(http://spa.example.com)');
     expect(run.stderr).not.toContain(weak);
@@ -44,11 +44,13 @@ describe('npm run manage -- check, on the applications of this checkout', () => 
     expect(run.stderr).toMatch(/System check identified 6 issues\.\n$/);
   });
 
-  test('--deploy without ALLOWED_HOSTS warns that only local hosts are served, and passes unless warnings fail', async () => {
+  test('--deploy without ALLOWED_HOSTS warns that only this machine\'s names are served, and passes unless warnings fail', async () => {
     const { ALLOWED_HOSTS: _set, ...unset } = DEPLOYED;
     const run = await check(['--deploy'], unset);
     expect(run.status).toBe(0);
-    expect(run.stderr).toContain('(security.W005) ALLOWED_HOSTS names only local hosts');
+    expect(run.stderr).toContain('(security.W005) ALLOWED_HOSTS is not set');
+    // Set to what HOST names, it is set: no warning.
+    expect((await check(['--deploy'], { ...unset, HOST: '203.0.113.5', ALLOWED_HOSTS: '203.0.113.5' })).stdout).toBe('System check identified no issues.\n');
     expect((await check(['--deploy', '--fail-level', 'warning'], unset)).status).toBe(1);
   });
 

@@ -26,6 +26,8 @@ describe('DATABASE_URL', () => {
 
   test('a refused URL keeps its password out of the error, which the CLI and the server print', () => {
     expect(() => parseDatabaseUrl('mysql://app:s3cret-pw@db.example.com/comments')).toThrow(expect.objectContaining({ value: 'mysql://app:***@db.example.com/comments' }));
+    // A password holding `/` or `@` (base64, say) is masked whole.
+    expect(() => parseDatabaseUrl('mysql://app:Zm9v+YmF/y@0=@db.example.com/comments')).toThrow(expect.objectContaining({ value: 'mysql://app:***@db.example.com/comments' }));
   });
 });
 
