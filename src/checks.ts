@@ -68,17 +68,41 @@ export interface CatalogueGap {
 /** Examples in the API description fall back to the one the declaration gives, written in one language. */
 const OPTIONAL_MESSAGE = /^openapi:examples\./;
 
-/** Messages an application's catalogues have in some languages and not in others (a request in those gets the key). */
+/** i18next's plural forms: a language has those it needs (Japanese `_other` only), so a key is compared without them. */
+const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/;
+
+/**
+ * Messages an application's catalogues have in some languages and not in
+ * others, where the framework's catalogues do not give them either (a
+ * request in those languages gets the key).
+ */
 export function catalogueGaps(localesDir: string): CatalogueGap[] {
+  const framework = catalogueKeys([frameworkLocalesDir]);
   const gaps: CatalogueGap[] = [];
   for (const [namespace, byLanguage] of catalogueKeys([localesDir])) {
-    const every = new Set([...byLanguage.values()].flatMap((keys) => [...keys]));
+    const base = (keys: Set<string> | undefined): Set<string> => new Set([...(keys ?? [])].map((key) => key.replace(PLURAL_SUFFIX, '')));
+    const has = new Map(LANGUAGES.map((language) => [language, new Set([...base(byLanguage.get(language)), ...base(framework.get(namespace)?.get(language))])]));
+    const every = new Set([...byLanguage.values()].flatMap((keys) => [...base(keys)]));
     for (const key of [...every].sort()) {
-      const missingIn = LANGUAGES.filter((language) => !byLanguage.get(language)?.has(key));
+      const missingIn = LANGUAGES.filter((language) => !has.get(language)?.has(key));
       if (missingIn.length > 0 && !OPTIONAL_MESSAGE.test(`${namespace}:${key}`)) gaps.push({ key: `${namespace}:${key}`, missingIn });
     }
   }
   return gaps;
+}
+
+/** The most keys one finding names; the rest are counted. */
+const LISTED_KEYS = 10;
+
+/** One finding per language that misses messages, naming them. */
+function untranslated(localesDir: string): CheckMessage[] {
+  const gaps = catalogueGaps(localesDir);
+  return LANGUAGES.flatMap((language) => {
+    const keys = gaps.filter(({ missingIn }) => missingIn.includes(language)).map(({ key }) => key);
+    if (keys.length === 0) return [];
+    const listed = keys.slice(0, LISTED_KEYS).join(', ') + (keys.length > LISTED_KEYS ? ` (+${keys.length - LISTED_KEYS})` : '');
+    return [finding('translations.W001', 'untranslated', { language, count: keys.length, keys: listed })];
+  });
 }
 
 /** Resources and fields shown somewhere (not hidden) that no language has a label for: their declared names are shown. */
@@ -99,7 +123,7 @@ export function applicationChecks(application: ApplicationPaths, declarations: r
   return [
     ...(changes.length > 0 ? [finding('migrations.E001', 'unmigrated', { changes: changes.join('; ') })] : []),
     ...(uncompiled.length > 0 ? [finding('migrations.W001', 'uncompiled', { migrations: uncompiled.join(', ') })] : []),
-    ...catalogueGaps(application.locales).map(({ key, missingIn }) => finding('translations.W001', 'untranslated', { key, languages: missingIn.join(', ') })),
+    ...untranslated(application.locales),
     ...unlabelled(application.locales, declarations),
   ];
 }

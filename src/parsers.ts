@@ -89,7 +89,9 @@ const rawReaders = new Map<number, ReturnType<typeof express.raw>>();
  */
 function readRaw(req: Request, limit: number, mediaType: string): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (req.headers['content-encoding'] === undefined && declared > limit) {
+  // A compressed body's length says nothing of what it inflates to: body-parser counts that.
+  const plain = (req.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
+  if (plain && declared > limit) {
     req.res?.setHeader('Connection', 'close');
     return Promise.reject(new ApiError('payload_too_large'));
   }
@@ -104,12 +106,12 @@ function readRaw(req: Request, limit: number, mediaType: string): Promise<Buffer
       if (!error) return resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       const { type, status } = error as BodyParserError;
       if (type === 'entity.too.large') return reject(new ApiError('payload_too_large'));
-      const encoding = String(req.headers['content-encoding']).slice(0, 40);
+      const encoding = String(req.headers['content-encoding'] ?? '').slice(0, 40);
       if (type === 'encoding.unsupported' || status === 415) {
         return reject(new ApiError('unsupported_media_type', { media_type: `${mediaType.slice(0, 100)}; Content-Encoding: ${encoding}` }));
       }
-      // Bytes that do not decode as their Content-Encoding says (gzip, deflate, br): the body's own parse error.
-      const detail = `the body is not valid ${encoding}`;
+      // Bytes that do not decode as their Content-Encoding says (gzip, deflate, br), or a body cut short: the body's own parse error.
+      const detail = plain ? 'the body ended before its length' : `the body is not valid ${encoding}`;
       reject(mediaType === 'application/json' ? new ApiError('parse_error_json', { detail }) : new ApiError('parse_error_form', { detail }));
     });
   });
@@ -262,6 +264,11 @@ export interface ParseOptions {
    * as Django REST Framework's JSONParser, which names `application/json` only.
    */
   structuredJson?: boolean;
+}
+
+/** The request's data if something has parsed it already; undefined, and nothing read, if not. */
+export function parsedRequestData(req: Request): Promise<unknown> | undefined {
+  return cache.get(req);
 }
 
 /**

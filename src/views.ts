@@ -18,7 +18,7 @@ import { baseMetadata } from './metadata.js';
 import { jsonRenderer } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
 import type { ActionDocs } from './openapi/types.js';
-import { requestData } from './parsers.js';
+import { parsedRequestData } from './parsers.js';
 import { entityTag, noneMatch } from './conditional.js';
 import type { ModelViewSet } from './viewsets.js';
 
@@ -229,7 +229,7 @@ async function browsableForm(ctx: RequestContext, endpoint: Endpoint, response: 
     if (method !== 'POST' && method !== 'PUT') return undefined;
     // A refused write shows the form again with what was sent (the body is already parsed and cached).
     const refused = ctx.req.method !== 'GET' && response.status >= 400 && response.status < 500;
-    const submitted = refused ? await requestData(ctx.req, 0).catch(() => undefined) : undefined;
+    const submitted = refused ? await parsedRequestData(ctx.req)?.catch(() => undefined) : undefined;
     return { method, fields: fields ?? {}, submitted: isRecord(submitted) ? submitted : undefined };
   } catch {
     // No form is better than no page.

@@ -7,6 +7,7 @@ import { cleanValue } from '../../src/cleaning.js';
 import { MAX_JSON_DEPTH, requestData } from '../../src/parsers.js';
 import { field } from '../../src/resource.js';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
+import { browserLogin } from '../helpers/pages.js';
 import { exchange } from '../helpers/raw-http.js';
 
 /** A multipart/form-data body written byte by byte, as a client that gets it wrong (or right) would send it. */
@@ -45,6 +46,10 @@ describe('request bodies', () => {
     const res = await post().set('Content-Type', 'application/vnd.api+json').send('{"title":"vnd","body":"json:api"}');
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ detail: 'リクエストのメディアタイプ "application/vnd.api+json" はサポートされていません。' });
+    // From a browser session too, whose CSRF check has read the body first, for the token in it.
+    const { agent, csrf } = await browserLogin(t.app, 'alice');
+    const session = await agent.post('/comments/').set('Content-Type', 'application/vnd.api+json').send(JSON.stringify({ csrfmiddlewaretoken: csrf, title: 'vnd', body: 'json:api' }));
+    expect(session.status).toBe(415);
     expect(await count()).toBe(before);
   });
 
@@ -147,6 +152,8 @@ describe('request bodies', () => {
       const answer = await exchange((server.address() as AddressInfo).port, Buffer.from(head));
       // exchange() gives up after 10 s; the request timeout would have answered 408 after 30.
       expect(answer.status).toBe(413);
+      const identity = await exchange((server.address() as AddressInfo).port, Buffer.from(head.replace('Content-Length', 'Content-Encoding: identity\r\nContent-Length')));
+      expect(identity.status).toBe(413);
       expect(answer.head).toMatch(/\r\nconnection: close/i);
       expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ message: 'The request body is too large.' });
     } finally {

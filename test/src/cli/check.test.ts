@@ -79,9 +79,9 @@ export default defineResource({
     );
   }
 
-  function messages(language: string, catalogue: unknown): void {
+  function messages(language: string, catalogue: unknown, namespace = 'resources'): void {
     mkdirSync(path.join(root, 'locales', language), { recursive: true });
-    writeFileSync(path.join(root, 'locales', language, 'resources.json'), JSON.stringify(catalogue));
+    writeFileSync(path.join(root, 'locales', language, `${namespace}.json`), JSON.stringify(catalogue));
   }
 
   beforeEach(() => {
@@ -94,10 +94,13 @@ export default defineResource({
     declare('note.ts', 'Note', 'notes');
     messages('en', { note: { errors: { too_long: 'Too long.' } } });
     messages('ja', {});
+    // A framework message said otherwise in English only: Japanese keeps the framework's, no gap.
+    messages('en', { validation: { required: 'Please fill this in.' } }, 'common');
     const run = await check([], { APP_ROOT: root });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/\(migrations\.E001\) The declarations have changes that no migration makes: .*\+ table notes \(id, title, secret\)/);
-    expect(run.stderr).toContain('(translations.W001) The message resources:note.errors.too_long is missing in ja');
+    expect(run.stderr).toContain('(translations.W001) 1 message is missing in ja: resources:note.errors.too_long.');
+    expect(run.stderr).not.toContain('common:');
     // Its hidden field needs no label.
     expect(run.stderr).toContain('(translations.W002) Note has no label for note.name, note.fields.id, note.fields.title in resources.json');
   });
