@@ -8,7 +8,8 @@ import { siteRouter, type SiteMount } from './routers.js';
 import { docsRouter, DOCS_PATH } from './docs/router.js';
 import { OPENAPI_DOCS, openApiRouter } from './openapi/router.js';
 import type { DescriptionSources } from './openapi/document.js';
-import { BROWSER_LOGIN_PATH, browserPassport, browserSession, sessionHashSecret, sessionMiddleware } from './auth/sessions.js';
+import { browserSession } from './auth/lazy-session.js';
+import { BROWSER_LOGIN_PATH, sessionHashSecret } from './auth/sessions.js';
 import { CSRF_SECRET } from './auth/csrf.js';
 import { browserLoginRouter } from './sites/browser-login.js';
 import { passwordChangeRouter, passwordUpdateRouter, PASSWORD_UPDATE_PATH } from './sites/password-change.js';
@@ -101,12 +102,11 @@ export function createApp(services: Services): App {
   const root = mounts.find((mount) => mount.path === '/');
   if (!root) throw new Error('no site at the root');
   assertRootReachable(root, mounts, described.plainRoutes);
-  const passport = browserPassport(accounts, sessionHashSecret(config));
   // Anonymous visitors' CSRF tokens are signed with it (src/auth/csrf.ts): no session row for a login form.
   app.locals[CSRF_SECRET] = sessionHashSecret(config);
   // The browser session on every site; the API sites load it only for requests that bring its cookie.
-  const browser = [sessionMiddleware(config, sessions.store), passport.initialize(), passport.session()];
-  const session = browserSession(browser);
+  const session = browserSession({ config, sessions, accounts });
+  const browser = session.always;
   // The sites under their own paths first: their requests pass no other router (none serves under their paths).
   const crossOrigin = corsHandler(config.corsAllowedOrigins);
   const spoofing = methodOverride(config.bodyLimit);

@@ -3,7 +3,7 @@
  * from its resource declarations, and the express router that serves them.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { BrowserSession } from './auth/sessions.js';
+import type { BrowserSession } from './auth/lazy-session.js';
 import { createContext } from './context.js';
 import type { RequestContext, Site } from './contracts.js';
 import { ApiError, resourceLabel } from './errors.js';

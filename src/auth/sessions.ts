@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import connectSessionSequelize from 'connect-session-sequelize';
 import session, { Store, type SessionData } from 'express-session';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { DataTypes, type Sequelize } from 'sequelize';
 import { Passport } from 'passport';
 import type { Config } from '../config.js';
@@ -35,8 +35,23 @@ const SequelizeStore = connectSessionSequelize(Store);
 
 export interface SessionStore {
   store: Store;
+  /** The session row `sid` names as of `request`'s snapshot, kept between requests (null: none). */
+  read(sid: string, request: Request): Promise<StoredSession | null>;
+  /** The store's next get of `sid` for `request` answers at once with `stored`: express-session loads it synchronously. */
+  holdFor(request: Request, sid: string, stored: StoredSession): void;
   /** Stops the periodic sweep of expired sessions (or a test run never ends). */
   close(): void;
+}
+
+/** A session row's text, and what a request needs of it to be let in without loading the session (src/auth/lazy-session.ts). */
+export interface StoredSession {
+  text: string;
+  /** passport's account id; undefined when no one is logged in. */
+  userId: number | undefined;
+  /** The session auth hash it was bound with (sessionAuthHash). */
+  authHash: string | undefined;
+  /** When its cookie ends, in ms since the epoch; null: with the browser. */
+  expiresAt: number | null;
 }
 
 /** The `sessions` table of migration 0004, through connect-session-sequelize. */
@@ -58,9 +73,9 @@ export function createSessionStore(sequelize: Sequelize, lifetimeSeconds: number
     // A session ends when its cookie says, however often it is used: no sliding expiry, no write per request.
     disableTouch: true,
   } as ConstructorParameters<typeof SequelizeStore>[0]);
-  readByCompiledSql(store, sequelize);
+  const { read, holdFor } = readByCompiledSql(store, sequelize);
   refuseExpired(store);
-  return { store, close: () => store.stopExpiringSessions() };
+  return { store, read, holdFor, close: () => store.stopExpiringSessions() };
 }
 
 /** Most sessions kept in memory for the requests that bring their cookie (src/db/versioned-rows.ts). */
@@ -80,21 +95,41 @@ let askingRequest: Request | undefined;
  * and not at all while the sessions table is unchanged since the row was read last.
  * The row's text is kept, not the session: express-session changes the object it is given.
  */
-function readByCompiledSql(store: Store, sequelize: Sequelize): void {
-  const read = { model: sequelize.model('Session') as RowModel, attributes: ['data'] };
-  const kept = new VersionedRows<string, string>(read, { maxEntries: KEPT_SESSIONS });
-  const stored = async (sid: string): Promise<string | null> => {
-    const row = await compiledReads(sequelize).one(read, 'session-by-sid', sid);
-    return typeof row?.data === 'string' ? row.data : null;
+function readByCompiledSql(store: Store, sequelize: Sequelize): Pick<SessionStore, 'read' | 'holdFor'> {
+  const query = { model: sequelize.model('Session') as RowModel, attributes: ['data'] };
+  const kept = new VersionedRows<string, StoredSession>(query, { maxEntries: KEPT_SESSIONS });
+  const held = new WeakMap<Request, { sid: string; stored: StoredSession }>();
+  const stored = async (sid: string): Promise<StoredSession | null> => {
+    const row = await compiledReads(sequelize).one(query, 'session-by-sid', sid);
+    return typeof row?.data === 'string' ? storedSession(row.data) : null;
   };
+  const read = (sid: string, request: Request | undefined): Promise<StoredSession | null> => kept.get(sid, request, () => stored(sid));
   store.get = (sid, callback) => {
-    kept
-      .get(sid, askingRequest, () => stored(sid))
-      .then((data) => (data === null ? null : (JSON.parse(data) as SessionData)))
+    const answer = askingRequest && held.get(askingRequest);
+    if (askingRequest && answer?.sid === sid) {
+      held.delete(askingRequest);
+      return callback(null, JSON.parse(answer.stored.text) as SessionData);
+    }
+    read(sid, askingRequest)
+      .then((found) => (found === null ? null : (JSON.parse(found.text) as SessionData)))
       .then(
         (data) => callback(null, data),
         (error: unknown) => callback(error),
       );
+  };
+  return { read, holdFor: (request, sid, found) => void held.set(request, { sid, stored: found }) };
+}
+
+/** What the row's text says of who is logged in, and until when. */
+function storedSession(text: string): StoredSession {
+  const data = JSON.parse(text) as Partial<SessionData> & { passport?: { user?: unknown } };
+  const userId = data.passport?.user;
+  const expires = data.cookie?.expires ? new Date(data.cookie.expires).getTime() : null;
+  return {
+    text,
+    userId: Number.isSafeInteger(userId) ? (userId as number) : undefined,
+    authHash: typeof data.authHash === 'string' ? data.authHash : undefined,
+    expiresAt: expires === null || Number.isNaN(expires) ? null : expires,
   };
 }
 
@@ -156,8 +191,8 @@ class StoreView extends Store {
 export function sessionMiddleware(config: Config, store: Store, cookie: SessionCookie = BROWSER_COOKIE): RequestHandler {
   const middleware = session({
     name: cookie.name,
-    // Without SECRET_KEY (refused in production) sessions last as long as the process.
-    secret: config.secretKey ?? randomBytes(32).toString('hex'),
+    // Without SECRET_KEY (refused in production) sessions last as long as the process. The lazy session checks cookies with it too.
+    secret: sessionHashSecret(config),
     store: new StoreView(store),
     resave: false,
     saveUninitialized: false,
@@ -200,9 +235,10 @@ export function sessionAuthHash(secret: string, passwordHash: string): string {
 const knownDigests = new Map<string, Map<string, string>>();
 const MAX_KNOWN_DIGESTS = 10_000;
 
-function sameDigest(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
+/** Whether a session's stored auth hash is the one of this password hash. */
+export function boundTo(authHash: string, secret: string, passwordHash: string): boolean {
+  const left = Buffer.from(authHash, 'utf8');
+  const right = Buffer.from(sessionAuthHash(secret, passwordHash), 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
@@ -223,12 +259,12 @@ export function sessionStillBound(req: Request, secret: string, passwordHash: st
     req.session.authHash = current;
     return true;
   }
-  if (sameDigest(stored, current)) return true;
+  if (boundTo(stored, secret, passwordHash)) return true;
   delete req.session.authHash;
   return false;
 }
 
-/** The secret the session auth hash is keyed with: SECRET_KEY, else one for this process (sessions last as long anyway). */
+/** The secret session cookies are signed and the session auth hash keyed with: SECRET_KEY, else one for this process (sessions last as long anyway). */
 export function sessionHashSecret(config: Pick<Config, 'secretKey'>): string {
   return config.secretKey ?? processSecret;
 }
@@ -262,25 +298,6 @@ export function browserPassport(accounts: Accounts, secret: string): InstanceTyp
     );
   });
   return passport;
-}
-
-/** The browser session's middlewares as a site mounts them. */
-export interface BrowserSession {
-  /** Every request gets a session (one is made when none comes): pages that hand out CSRF tokens. */
-  always: RequestHandler[];
-  /** Only requests that bring the session cookie: API clients (Basic, bearer) skip the work of an empty session. */
-  ifCookie: RequestHandler;
-}
-
-// As the cookie parser reads names: white space around them is trimmed.
-const SESSION_COOKIE_SENT = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}\\s*=`);
-
-export function browserSession(handlers: RequestHandler[]): BrowserSession {
-  const resume = express.Router().use(...handlers);
-  return {
-    always: handlers,
-    ifCookie: (req, res, next) => (SESSION_COOKIE_SENT.test(req.headers.cookie ?? '') ? resume(req, res, next) : next()),
-  };
 }
 
 /** Logs the session's user out and deletes the session and its cookies. */
