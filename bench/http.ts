@@ -33,23 +33,32 @@
  *      with W > 1 workers, 2W-1 more one after the other on new connections (the
  *      primary hands them round), so that each worker makes its one password
  *      check alone, not ten at once in the warm-up;
- *   2. a warm-up, not counted (JIT, that password check), then the measured run:
- *      requests/s is autocannon's mean of its per-second counts, p50/p99 its
- *      latency in whole milliseconds (its resolution);
- *   3. the server idle, the ceiling: bench/ceiling.ts, as many processes as the
- *      server, answering the kept bytes from memory, driven the same way;
- *   4. the server idle, the same-stack reference: bench/reference.ts, as many
- *      processes, Express 5 and the sqlite3 package with prepared statements on
- *      the same database file, doing the row's database work without the
- *      framework (the token row and its SHA-256; Basic with a per-process cache
- *      of the checked header, then the account by primary key; the session row,
- *      its signed cookie and the account; the count, the page in the server's
- *      order; every comment; the insert). Its first answer must be the server's
- *      (status, count and items; a write's fields; a 304 with its own ETag),
- *      else the row fails. Then the same warm-up and run.
- *   The row prints its requests/s and its ratios to the ceiling and to the
- *   reference. autocannon shares the machine with all three, so on few cores
- *   the ceiling is partly its own limit.
+ *   2. the two servers it is compared with started beside, idle until driven,
+ *      each as many processes as the server: the ceiling (bench/ceiling.ts),
+ *      answering the kept bytes from memory; the same-stack reference
+ *      (bench/reference.ts), Express 5 and the sqlite3 package with prepared
+ *      statements on the same database file, doing the row's database work
+ *      without the framework (the token row and its SHA-256; Basic with a
+ *      per-process cache of the checked header, then the account by primary
+ *      key; the session row, its signed cookie and the account; the count, the
+ *      page in the server's order; every comment; the insert). Its first answer
+ *      must be the server's (status, count and items; a write's fields; a 304
+ *      with its own ETag), else the row fails (and is measured without it);
+ *   3. the parties: the server, the ceiling, the reference, and for a 304 row
+ *      the server's full read of the same URL (the same request without
+ *      If-None-Match, 200). Each warmed up in turn (the warm-up's time, not
+ *      counted: JIT, that password check), then driven in rounds
+ *      (bench/http/rounds.ts): each party one slice a round (--slice, 2 s),
+ *      the order turned by one from round to round, until each has had
+ *      --duration (10 s: five rounds of 2 s). The machine's speed drifts
+ *      over tens of seconds; this way a ratio compares the same seconds.
+ *      A party's requests/s is its requests over the seconds of its slices,
+ *      its p50/p99 the median of its slices' p50/p99 (autocannon's latency,
+ *      in whole milliseconds: its resolution).
+ *   The row prints each round's requests/s and each party's, and its ratios to
+ *   the ceiling and to the reference (a 304 row: to its full read). autocannon
+ *   shares the machine with all of them, so on few cores the ceiling is partly
+ *   its own limit.
  * Also: the time from spawning the server to its first 200 on `GET /api/comments/1`
  * with the bearer token (and on `GET /healthz`), polled every 10 ms; the resident
  * memory (VmRSS) of each server process idle after the start (once it stops moving:
@@ -66,7 +75,7 @@
  *   - every small read (the pages, one comment) at least 10% of its ceiling's; the
  *     10,000-comment list is not small: no target, its ratios for information;
  *   - every write at least 5% of its ceiling's;
- *   - each 304 row at least 2× the requests/s of the full read of the same URL;
+ *   - each 304 row at least 2× the requests/s of the full read of the same URL, in the same rounds;
  *   - under 150 MiB resident per process after the run (a peak above it is pointed out);
  *   - start to first 200 under 1 s;
  *   - with the Django original: bearer `GET /api/comments/1` at least 3× its
@@ -75,7 +84,7 @@
  *
  * Run:
  *   npm run bench
- *   npm run bench -- --workers 2 --duration 5 --json results.json
+ *   npm run bench -- --workers 2 --duration 6 --slice 3 --json results.json
  *   npm run bench -- --workers 2 --django-url http://127.0.0.1:8000 --django-user alice:alice-pass-123
  *   npm run bench -- --help
  * The options are in bench/http/options.ts (USAGE); a mistake in them prints one
@@ -99,6 +108,7 @@ import { checkAlive, freePort, serverOutputTail, startServer, stopServer, stopSe
 import { benchDjango, djangoHasProblems, type DjangoReport } from './http/django.js';
 import { benchRow, warmServer, type Context, type RowResult } from './http/measure-row.js';
 import { parseOptions, type Options } from './http/options.js';
+import { describeRounds, ROUNDS_LEGEND } from './http/rounds.js';
 import { benchRows, type Row } from './http/rows.js';
 import { memoryAfterStart, memoryNow, processMemory, timeToFirst200, type ProcessMemory, type StartTimes } from './http/start.js';
 import { describeTarget, DJANGO_BASIC_FACTOR, DJANGO_SESSION_FACTOR, serverRate, weighTargets } from './http/targets.js';
@@ -167,7 +177,7 @@ async function run(options: Options, directory: string, report: Report): Promise
       if (isInterrupted()) break;
       const result = await benchRow(row, context);
       report.rows.push(result);
-      // After the row's own load: the ceiling and the reference that follow leave the server idle.
+      // After the row's rounds, the server idle.
       if (result.real) afterRun = memoryNow(server);
     }
     weighTargets(report.rows);
@@ -292,7 +302,7 @@ function printReport(report: Report, options: Options, { date, commit: measured,
   out.push('', `HTTP benchmark, ${date}, commit ${measured}`, describeMachine(about));
   out.push(
     `settings: WEB_CONCURRENCY=${options.workers} (the ceiling and the reference as many processes), ${options.connections} connections, ` +
-      `${options.durationSeconds} s per run after a ${options.warmupSeconds} s warm-up, ` +
+      `${describeRounds(options)}, ` +
       `${options.comments} comments (${report.pageSize ?? '?'} a page, the site's default), LOG_LEVEL=${options.logLevel}; autocannon runs in the harness, on the same machine`,
   );
   const warning = dotEnvWarning();
@@ -301,6 +311,7 @@ function printReport(report: Report, options: Options, { date, commit: measured,
     '',
     'ceiling: a bare node:http server answering the same bytes from memory; reference: Express 5 and sqlite3 with prepared statements on the same database, ' +
       'the same database work without the framework (no request log).',
+    ROUNDS_LEGEND,
     '',
     rowsTable(report.rows),
     '',

@@ -7,8 +7,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --workers N           server processes (WEB_CONCURRENCY; default $WEB_CONCURRENCY or 1);
                         the ceiling and the same-stack reference run as many
   --connections N       autocannon connections (default 10)
-  --duration SECONDS    each measured run (default 10)
-  --warmup SECONDS      the warm-up before each run, not counted (default 2; 0: none)
+  --duration SECONDS    the measured seconds of each party of a row: the server, its
+                        ceiling, its reference (a 304 row: its full read too) (default 10)
+  --slice SECONDS       one party's turn in a round: the parties are driven in turn,
+                        in rounds of a slice each, until --duration (default 2)
+  --warmup SECONDS      each party's warm-up before the rounds, not counted (default 2; 0: none)
   --comments N          comments in the throwaway database (default 10000)
   --log-level LEVEL     the server's LOG_LEVEL (default info, as in production)
   --json FILE           also write the results as JSON
@@ -30,7 +33,9 @@ export interface DjangoOptions {
 export interface Options {
   workers: number;
   connections: number;
+  /** The measured seconds of each party of a row, in rounds of `sliceSeconds` (bench/http/rounds.ts). */
   durationSeconds: number;
+  sliceSeconds: number;
   warmupSeconds: number;
   comments: number;
   logLevel: string;
@@ -63,6 +68,7 @@ function parse(): Options {
         workers: { type: 'string', default: process.env.WEB_CONCURRENCY || '1' },
         connections: { type: 'string', default: '10' },
         duration: { type: 'string', default: '10' },
+        slice: { type: 'string', default: '2' },
         warmup: { type: 'string', default: '2' },
         comments: { type: 'string', default: '10000' },
         'log-level': { type: 'string', default: 'info' },
@@ -80,6 +86,7 @@ function parse(): Options {
     workers: positiveInteger('workers', values.workers),
     connections: positiveInteger('connections', values.connections),
     durationSeconds: positiveInteger('duration', values.duration),
+    sliceSeconds: positiveInteger('slice', values.slice),
     warmupSeconds,
     comments: positiveInteger('comments', values.comments),
     logLevel: values['log-level'],
