@@ -13,6 +13,7 @@
 import { randomInt } from 'node:crypto';
 import { QueryTypes, type QueryInterface, type Sequelize, type Transaction } from 'sequelize';
 import { compiledReads } from './compiled.js';
+import { FreshRead } from './fresh-read.js';
 import { perDatabase } from './per-database.js';
 
 const TABLE = 'row_counts';
@@ -182,6 +183,7 @@ export class RowCounts {
   private versionsAbsentUntil = 0;
   /** Each request's snapshot, read at most once (see `at`). */
   private readonly snapshots = new WeakMap<object, Promise<CountsSnapshot | null>>();
+  private readonly freshSnapshot = new FreshRead(() => this.readSnapshot());
 
   constructor(private readonly sequelize: Sequelize) {}
 
@@ -218,8 +220,13 @@ export class RowCounts {
     return snapshot;
   }
 
+  /** Every kept count and version as of a read begun now (or shared with the callers asking meanwhile: FreshRead). */
+  private snapshot(): Promise<CountsSnapshot | null> {
+    return this.freshSnapshot.get();
+  }
+
   /** Every kept count and version now; null when the database has no `row_counts` with versions yet. */
-  private async snapshot(): Promise<CountsSnapshot | null> {
+  private async readSnapshot(): Promise<CountsSnapshot | null> {
     if (this.versionsAbsentUntil > Date.now()) return null;
     try {
       const rows = await compiledReads(this.sequelize).rows('row-versions', () => `SELECT table_name, row_count, version FROM ${TABLE}`, []);

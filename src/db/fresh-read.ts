@@ -1,0 +1,45 @@
+/**
+ * A read that callers asking close together share, yet never older than
+ * their asking. A caller who asks while no read is under way starts one;
+ * those who ask while one is under way share the next, which starts as soon
+ * as it ends. So every caller gets a read begun after it asked (it sees
+ * everything committed before), and however many ask at once, one read is
+ * under way and one waits. Under load most requests so share the snapshot of
+ * the kept versions (src/db/row-counter.ts) instead of each making its own
+ * round trip: on SQLite one through the thread pool, which on two cores took
+ * the CPU from the requests themselves.
+ */
+export class FreshRead<T> {
+  private running: Promise<T> | undefined;
+  private waiting: { promise: Promise<T>; start: () => void } | undefined;
+
+  constructor(private readonly read: () => Promise<T>) {}
+
+  /** A read begun now or, while one is under way, right after it. */
+  get(): Promise<T> {
+    if (!this.running) return this.begin();
+    this.waiting ??= this.next();
+    return this.waiting.promise;
+  }
+
+  private begin(): Promise<T> {
+    const running = this.read();
+    this.running = running;
+    const ended = (): void => {
+      this.running = undefined;
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.start();
+    };
+    running.then(ended, ended);
+    return running;
+  }
+
+  private next(): { promise: Promise<T>; start: () => void } {
+    let start = (): void => undefined;
+    const promise = new Promise<T>((resolve) => {
+      start = () => resolve(this.begin());
+    });
+    return { promise, start };
+  }
+}
