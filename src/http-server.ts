@@ -56,3 +56,28 @@ export function listen(app: Express, port: number, host: string, requestTimeoutS
     server.listen(port, host, () => resolve(server));
   });
 }
+
+/**
+ * Resolves once `server` has had no new request for `quietMs` (counted from
+ * now), or after `latestMs` whatever comes: for work that holds the event
+ * loop and can wait, such as loading the admin just after the start, so that
+ * the first requests of a restarted process are not the ones that wait for it.
+ */
+export function whenQuiet(server: Server, quietMs: number, latestMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let requests = 0;
+    const count = (): void => void (requests += 1);
+    server.on('request', count);
+    const started = performance.now();
+    let seen = -1;
+    const check = (): void => {
+      if (requests === seen || performance.now() - started >= latestMs) {
+        server.off('request', count);
+        return resolve();
+      }
+      seen = requests;
+      setTimeout(check, quietMs).unref();
+    };
+    check();
+  });
+}

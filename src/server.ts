@@ -75,10 +75,14 @@ export async function prepareDatabase(config: Config): Promise<SeedOutcome | nul
   }
 }
 
+/** The admin is preloaded once the server has had no request for this long, or this long after it listens at the latest. */
+const ADMIN_PRELOAD_QUIET_MS = 100;
+const ADMIN_PRELOAD_LATEST_MS = 5_000;
+
 /** Serves every site on HOST:PORT, after preparing the database unless told not to. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const prepare = options.prepareDatabase ?? true;
-  const [{ createServices }, { createApp }, { listen }] = await Promise.all([import('./services.js'), import('./app.js'), import('./http-server.js')]);
+  const [{ createServices }, { createApp }, { listen, whenQuiet }] = await Promise.all([import('./services.js'), import('./app.js'), import('./http-server.js')]);
   const services = await createServices(config, { migrate: prepare, limitStatements: true });
   let demo: SeedOutcome | null = null;
   try {
@@ -95,13 +99,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Whether preloaded or loaded by its first request, the admin needs neither its bundler nor its browser code here.
   importAdminServerOnly();
   if (options.preloadAdmin) {
-    // After this turn, so that the caller logs `serving on` first; a failure is logged by the loader, and the first admin request tries again.
-    setImmediate(() => {
-      app.warm().then(
+    // Once the first requests are answered (the process quiet for a moment), so that they do not wait for it; a failure is
+    // logged by the loader, and the first admin request tries again.
+    void whenQuiet(server, ADMIN_PRELOAD_QUIET_MS, ADMIN_PRELOAD_LATEST_MS)
+      .then(() => app.warm())
+      .then(
         () => services.logger.info('admin site loaded'),
         () => undefined,
       );
-    });
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
 import express from 'express';
-import { listen } from '../../src/http-server.js';
+import { listen, whenQuiet } from '../../src/http-server.js';
 import { exchange } from '../helpers/raw-http.js';
 
 function closed(server: { close(callback: () => void): void }): Promise<void> {
@@ -50,6 +50,33 @@ describe('the HTTP server', () => {
       await expect(listen(express(), port, '127.0.0.1', 30)).rejects.toMatchObject({ code: 'EADDRINUSE' });
     } finally {
       await closed(first);
+    }
+  });
+
+  test('is quiet once no request has come for the quiet time, and at the latest time however many come', async () => {
+    const app = express();
+    app.get('/', (_req, res) => void res.end('ok'));
+    const server = await listen(app, 0, '127.0.0.1', 30);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const idle = performance.now();
+      await whenQuiet(server, 50, 5_000);
+      expect(performance.now() - idle).toBeLessThan(1_000);
+      const busy = performance.now();
+      let answered = 0;
+      let quiet = false;
+      const waiting = whenQuiet(server, 50, 600).then(() => void (quiet = true));
+      // A request every 10 ms: never 50 ms without one, so only the latest time ends the wait.
+      while (!quiet) {
+        await (await fetch(url)).text();
+        answered += 1;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await waiting;
+      expect(performance.now() - busy).toBeGreaterThanOrEqual(600);
+      expect(answered).toBeGreaterThan(10);
+    } finally {
+      await closed(server);
     }
   });
 });

@@ -81,7 +81,7 @@ describe('the processes of a start', () => {
     expect(await server.exited).toBe(0);
   }, 30_000);
 
-  test('in production the admin is loaded as soon as the server listens, without a request for it, and without its browser code (no React in the server)', async () => {
+  test('in production the admin is loaded once the server has listened and is quiet, without a request for it, and without its browser code (no React in the server)', async () => {
     const server = await startServerProcess({ ...env, WEB_CONCURRENCY: '1' });
     try {
       const loaded = await server.waitForLog((line) => line.msg === 'admin site loaded');
