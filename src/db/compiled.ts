@@ -13,10 +13,12 @@ import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
 import { versionCondition, type UpdateTime } from './row-version.js';
 import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
 import { connectionLost } from './unavailable.js';
+import { WriteBatches, type BatchedConnection, type PlainRow, type SqliteDatabase, type SqliteStatement } from './write-batches.js';
+import { insideWriteTransaction, inWriteOrder } from './write-transactions.js';
 
 export type { StoredRecord };
 
-export type PlainRow = Record<string, unknown>;
+export type { PlainRow };
 
 /** A reference to join, as Sequelize's `include`: the association's name and the attributes to read of it. */
 export interface JoinedReference {
@@ -43,15 +45,6 @@ export interface KeyedRead {
   include?: readonly JoinedReference[];
 }
 
-interface SqliteStatement {
-  all(params: readonly unknown[], callback: (error: Error | null, rows: PlainRow[]) => void): void;
-  finalize(callback: () => void): void;
-}
-
-interface SqliteDatabase {
-  prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
-  all(sql: string, params: readonly unknown[], callback: (error: Error | null, rows: PlainRow[]) => void): void;
-}
 
 interface PostgresClient {
   query(config: { text: string; values: readonly unknown[] }): Promise<{ rows: PlainRow[] }>;
@@ -142,9 +135,33 @@ export class CompiledReads {
   /** SQLite statements prepared once per connection; finalized before it closes (else SQLite refuses to close it). */
   private readonly prepared = new Map<SqliteDatabase, Map<string, Promise<SqliteStatement>>>();
   private sqliteConnection: Promise<SqliteDatabase> | undefined;
+  /** A SQLite file's single-statement writes, committed together on a connection of their own (db/write-batches.ts). */
+  private readonly batches: WriteBatches | undefined;
+  private batchConnection: Promise<SqliteDatabase> | undefined;
 
   constructor(private readonly sequelize: Sequelize) {
     this.sqlite = sequelize.getDialect() === 'sqlite';
+    const storage = (sequelize as unknown as { options: { storage?: string } }).options.storage;
+    if (this.sqlite && storage !== undefined && storage !== ':memory:') this.batches = new WriteBatches(this.batchedConnection());
+  }
+
+  private batchedConnection(): BatchedConnection {
+    const connections = this.sequelize.connectionManager as unknown as SqliteConnections;
+    return {
+      open: () =>
+        (this.batchConnection ??= connections.getConnection({ uuid: BATCH_CONNECTION, type: 'write' }).catch((error: unknown) => {
+          this.batchConnection = undefined;
+          throw error;
+        })),
+      run: (db, sql, params, kept) => this.runOn(db, sql, params, kept),
+      inWriteOrder: (work) => inWriteOrder(this.sequelize, work),
+      discard: async (db) => {
+        this.batchConnection = undefined;
+        await this.finalizeOn(db);
+        // Sequelize closes and forgets a connection it knows by its uuid.
+        connections.releaseConnection(Object.assign(db, { uuid: BATCH_CONNECTION }));
+      },
+    };
   }
 
   /** The one row whose `by` attribute has this value, joined references nested under their names; or null. Inside `transaction` when given. */
@@ -342,9 +359,16 @@ export class CompiledReads {
 
   /** Finalizes the prepared statements: the database's close calls it first. */
   async close(): Promise<void> {
-    const statements = [...this.prepared.values()].flatMap((byText) => [...byText.values()]);
-    this.prepared.clear();
+    const connections = [...this.prepared.keys()];
     this.sqliteConnection = undefined;
+    this.batchConnection = undefined;
+    await Promise.all(connections.map((db) => this.finalizeOn(db)));
+  }
+
+  /** Finalizes the statements prepared on `db`: SQLite refuses to close a connection with any left. */
+  private async finalizeOn(db: SqliteDatabase): Promise<void> {
+    const statements = [...(this.prepared.get(db)?.values() ?? [])];
+    this.prepared.delete(db);
     const finalize = async (preparing: Promise<SqliteStatement>): Promise<void> => {
       const statement = await preparing.catch(() => null);
       if (statement) await new Promise<void>((resolve) => statement.finalize(resolve));
@@ -356,15 +380,13 @@ export class CompiledReads {
     if (transaction) return this.runIn(transaction, sql, params);
     const connections = this.sequelize.connectionManager;
     if (this.sqlite) {
+      if (type === 'write' && this.batches && !insideWriteTransaction()) return this.batches.run(sql, params, this.kept.has(sql));
       // Sequelize keeps one SQLite connection outside transactions and hands out that same one: asked for once.
       this.sqliteConnection ??= (connections.getConnection({ type: 'read' }) as unknown as Promise<SqliteDatabase>).catch((error: unknown) => {
         this.sqliteConnection = undefined;
         throw error;
       });
-      const db = await this.sqliteConnection;
-      if (!this.kept.has(sql)) return new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
-      const statement = await this.preparedOn(db, sql);
-      return new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows))));
+      return this.runOn(await this.sqliteConnection, sql, params, this.kept.has(sql));
     }
     const client = await connections.getConnection({ type });
     try {
@@ -378,6 +400,13 @@ export class CompiledReads {
     }
   }
 
+  /** `sql` on a SQLite connection: prepared once on it when kept, else written each time. */
+  private async runOn(db: SqliteDatabase, sql: string, params: readonly unknown[], kept: boolean): Promise<PlainRow[]> {
+    if (!kept) return new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
+    const statement = await this.preparedOn(db, sql);
+    return new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows))));
+  }
+
   /**
    * A statement on a transaction's own connection, unprepared: a SQLite
    * transaction's connection closes when it ends, which statements kept
@@ -389,6 +418,15 @@ export class CompiledReads {
     const db = connection as SqliteDatabase;
     return new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
   }
+}
+
+/** The uuid under which Sequelize's SQLite connection manager keeps the batched writes' connection, open until the database closes. */
+const BATCH_CONNECTION = 'batched-writes';
+
+/** What of Sequelize's SQLite connection manager the batched writes' connection needs. */
+interface SqliteConnections {
+  getConnection(options: { uuid: string; type: 'write' }): Promise<SqliteDatabase>;
+  releaseConnection(connection: SqliteDatabase & { uuid: string }): void;
 }
 
 /** One CompiledReads per database. */

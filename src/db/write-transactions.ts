@@ -18,8 +18,18 @@ const inside = new AsyncLocalStorage<true>();
 export function writeTransaction<T>(sequelize: Sequelize, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   const open = (): Promise<T> => sequelize.transaction({ type: Transaction.TYPES.IMMEDIATE }, work);
   if (sequelize.getDialect() !== 'sqlite' || inside.getStore()) return open();
+  return inWriteOrder(sequelize, () => inside.run(true, open));
+}
+
+/** Runs `work` once this process's earlier SQLite write transactions on `sequelize` are done, and before its later ones. */
+export function inWriteOrder<T>(sequelize: Sequelize, work: () => Promise<T>): Promise<T> {
   const before = queued.get(sequelize) ?? Promise.resolve();
-  const run = before.then(() => inside.run(true, open));
+  const run = before.then(work);
   queued.set(sequelize, run.catch(() => undefined));
   return run;
+}
+
+/** Whether the caller runs inside one of those transactions: what it writes must not wait for the transaction's end. */
+export function insideWriteTransaction(): boolean {
+  return inside.getStore() === true;
 }

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 
 export interface TestDatabase {
@@ -18,12 +21,18 @@ export async function runOnServer(server: string, sql: string): Promise<void> {
 }
 
 /**
- * A database of its own for one test: in-memory SQLite by default, or a fresh
- * PostgreSQL database on the server named by TEST_DATABASE_URL (npm run test:pg),
- * dropped afterwards.
+ * A database of its own for one test: in-memory SQLite by default; a SQLite
+ * file in a folder of its own with TEST_SQLITE_FILES=1 (as in production:
+ * a second connection, the batched writes of db/write-batches.ts); or a fresh
+ * PostgreSQL database on the server named by TEST_DATABASE_URL (npm run test:pg).
+ * Dropped afterwards.
  */
 export async function createTestDatabase(sqliteUrl = 'sqlite::memory:'): Promise<TestDatabase> {
   const server = process.env.TEST_DATABASE_URL;
+  if (!server && process.env.TEST_SQLITE_FILES === '1' && sqliteUrl === 'sqlite::memory:') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'test-db-'));
+    return { url: `sqlite:${path.join(dir, 'db.sqlite3')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
   if (!server) return { url: sqliteUrl, drop: async () => undefined };
   const name = `test_${process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = (sql: string): Promise<void> => runOnServer(server, sql);
