@@ -44,7 +44,7 @@ export interface StartOptions {
 }
 
 /**
- * Says at start what Django's runserver says (its system checks): declarations
+ * Says soon after the start what Django's runserver says (its system checks): declarations
  * changed with no migration made for them, migrations written but not
  * compiled, messages missing in a language; each would otherwise show only as
  * the requests that need them failing, or in the wrong words.
@@ -75,9 +75,9 @@ export async function prepareDatabase(config: Config): Promise<SeedOutcome | nul
   }
 }
 
-/** The admin is preloaded once the server has had no request for this long, or this long after it listens at the latest. */
-const ADMIN_PRELOAD_QUIET_MS = 100;
-const ADMIN_PRELOAD_LATEST_MS = 5_000;
+/** The system checks and the admin's preload wait until the server has had no request for this long, or this long after it listens at the latest. */
+const QUIET_AFTER_START_MS = 100;
+const QUIET_AFTER_START_LATEST_MS = 5_000;
 
 /** Serves every site on HOST:PORT, after preparing the database unless told not to. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -86,7 +86,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = await createServices(config, { migrate: prepare, limitStatements: true });
   let demo: SeedOutcome | null = null;
   try {
-    if (prepare) await warnOfChecks(services);
     // The seeder (and the loaders it brings) only where demo data may be wanted.
     if (prepare && seedsDemoData(config)) demo = await (await import('./db/seeder.js')).seedEmptyDevelopmentDatabase(services);
   } catch (error) {
@@ -98,15 +97,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const closeServer = gracefulClose(server);
   // Whether preloaded or loaded by its first request, the admin needs neither its bundler nor its browser code here.
   importAdminServerOnly();
+  // What can wait, once the first requests are answered (the process quiet for a moment), so that they do not wait for it.
+  const quiet = whenQuiet(server, QUIET_AFTER_START_MS, QUIET_AFTER_START_LATEST_MS).then(() => !services.stopping);
+  // The system checks only warn: a server serves as soon as it can, as Django's runserver checks but gunicorn does not.
+  if (prepare) {
+    void quiet
+      .then((serving) => (serving ? warnOfChecks(services) : undefined))
+      .catch((error: unknown) => services.logger.warn({ err: error }, 'could not run the system checks'));
+  }
   if (options.preloadAdmin) {
-    // Once the first requests are answered (the process quiet for a moment), so that they do not wait for it; a failure is
-    // logged by the loader, and the first admin request tries again.
-    void whenQuiet(server, ADMIN_PRELOAD_QUIET_MS, ADMIN_PRELOAD_LATEST_MS)
-      .then(() => app.warm())
-      .then(
+    // A failure is logged by the loader, and the first admin request tries again.
+    void quiet.then(async (serving) => {
+      if (!serving) return;
+      await app.warm().then(
         () => services.logger.info('admin site loaded'),
         () => undefined,
       );
+    });
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
