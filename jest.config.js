@@ -3,8 +3,9 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
-  // The browser tests need chromium: `npm run test:e2e`.
-  testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
+  // The browser tests need chromium: `npm run test:e2e`. `npm run bench` makes its own SQLite database whatever the suite
+  // runs on: its test runs with the SQLite suite only, not again under test:pg.
+  testPathIgnorePatterns: ['/node_modules/', '/test/e2e/', ...(process.env.TEST_DATABASE_URL ? ['/test/system/bench-http\\.test\\.ts$'] : [])],
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', {
