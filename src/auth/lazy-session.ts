@@ -32,7 +32,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 // As the cookie parser reads names: white space around them is trimmed.
 const SESSION_COOKIE_SENT = new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}\\s*=`);
 
-const LOAD_SESSION = Symbol('load session');
+// Symbol.for: one key however many copies of this module a process loads (the accessor below is defined once per copy).
+const LOAD_SESSION: unique symbol = Symbol.for('comment-service.load-session');
 
 declare module 'http' {
   interface IncomingMessage {
@@ -54,7 +55,10 @@ Object.defineProperty(IncomingMessage.prototype, 'session', {
     if (!load) return undefined;
     this[LOAD_SESSION] = undefined;
     load();
-    return (Object.getOwnPropertyDescriptor(this, 'session') as PropertyDescriptor | undefined)?.value;
+    const loaded = (Object.getOwnPropertyDescriptor(this, 'session') as PropertyDescriptor | undefined)?.value as unknown;
+    // express-session answers from the held row at once; a session not there now would be one the request never gets.
+    if (loaded === undefined) throw new Error('the session a request was let in by could not be loaded');
+    return loaded;
   },
   set(this: IncomingMessage, value: unknown) {
     Object.defineProperty(this, 'session', { configurable: true, enumerable: true, writable: true, value });

@@ -73,8 +73,9 @@ export function createSessionStore(sequelize: Sequelize, lifetimeSeconds: number
     // A session ends when its cookie says, however often it is used: no sliding expiry, no write per request.
     disableTouch: true,
   } as ConstructorParameters<typeof SequelizeStore>[0]);
-  const { read, holdFor } = readByCompiledSql(store, sequelize);
+  const read = readByCompiledSql(store, sequelize);
   refuseExpired(store);
+  const holdFor = answerHeld(store);
   return { store, read, holdFor, close: () => store.stopExpiringSessions() };
 }
 
@@ -95,21 +96,15 @@ let askingRequest: Request | undefined;
  * and not at all while the sessions table is unchanged since the row was read last.
  * The row's text is kept, not the session: express-session changes the object it is given.
  */
-function readByCompiledSql(store: Store, sequelize: Sequelize): Pick<SessionStore, 'read' | 'holdFor'> {
+function readByCompiledSql(store: Store, sequelize: Sequelize): SessionStore['read'] {
   const query = { model: sequelize.model('Session') as RowModel, attributes: ['data'] };
   const kept = new VersionedRows<string, StoredSession>(query, { maxEntries: KEPT_SESSIONS });
-  const held = new WeakMap<Request, { sid: string; stored: StoredSession }>();
   const stored = async (sid: string): Promise<StoredSession | null> => {
     const row = await compiledReads(sequelize).one(query, 'session-by-sid', sid);
     return typeof row?.data === 'string' ? storedSession(row.data) : null;
   };
   const read = (sid: string, request: Request | undefined): Promise<StoredSession | null> => kept.get(sid, request, () => stored(sid));
   store.get = (sid, callback) => {
-    const answer = askingRequest && held.get(askingRequest);
-    if (askingRequest && answer?.sid === sid) {
-      held.delete(askingRequest);
-      return callback(null, JSON.parse(answer.stored.text) as SessionData);
-    }
     read(sid, askingRequest)
       .then((found) => (found === null ? null : (JSON.parse(found.text) as SessionData)))
       .then(
@@ -117,7 +112,25 @@ function readByCompiledSql(store: Store, sequelize: Sequelize): Pick<SessionStor
         (error: unknown) => callback(error),
       );
   };
-  return { read, holdFor: (request, sid, found) => void held.set(request, { sid, stored: found }) };
+  return read;
+}
+
+/**
+ * The row a request was let in by (src/auth/lazy-session.ts), answered at
+ * once to that request's first get of it, before anything else is asked:
+ * express-session then loads the session synchronously, and the session it
+ * was let in by, checked current then, stays the one it is served with.
+ */
+function answerHeld(store: Store): SessionStore['holdFor'] {
+  const held = new WeakMap<Request, { sid: string; stored: StoredSession }>();
+  const get = store.get.bind(store);
+  store.get = (sid, callback) => {
+    const answer = askingRequest && held.get(askingRequest);
+    if (!askingRequest || answer?.sid !== sid) return get(sid, callback);
+    held.delete(askingRequest);
+    callback(null, JSON.parse(answer.stored.text) as SessionData);
+  };
+  return (request, sid, stored) => void held.set(request, { sid, stored });
 }
 
 /** What the row's text says of who is logged in, and until when. */

@@ -158,8 +158,12 @@ export class CompiledReads {
       discard: async (db) => {
         this.batchConnection = undefined;
         await this.finalizeOn(db);
-        // Sequelize closes and forgets a connection it knows by its uuid.
-        connections.releaseConnection(Object.assign(db, { uuid: BATCH_CONNECTION }));
+        try {
+          // Sequelize closes and forgets a connection it knows by its uuid.
+          connections.releaseConnection(Object.assign(db, { uuid: BATCH_CONNECTION }));
+        } catch {
+          // Closed already (the database closing): node-sqlite3 says so by throwing, and there is nothing left to close.
+        }
       },
     };
   }
@@ -357,8 +361,9 @@ export class CompiledReads {
     return statement;
   }
 
-  /** Finalizes the prepared statements: the database's close calls it first. */
+  /** Finishes the batched writes under way and finalizes the prepared statements: the database's close calls it first. */
   async close(): Promise<void> {
+    await this.batches?.close();
     const connections = [...this.prepared.keys()];
     this.sqliteConnection = undefined;
     this.batchConnection = undefined;

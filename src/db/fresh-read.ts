@@ -23,7 +23,7 @@ export class FreshRead<T> {
   }
 
   private begin(): Promise<T> {
-    const running = this.read();
+    const running = this.readNow();
     this.running = running;
     const ended = (): void => {
       this.running = undefined;
@@ -33,6 +33,15 @@ export class FreshRead<T> {
     };
     running.then(ended, ended);
     return running;
+  }
+
+  /** The read begun now: one that throws rather than rejects fails its callers as a rejection would, and lets the next one begin. */
+  private readNow(): Promise<T> {
+    try {
+      return this.read();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   private next(): { promise: Promise<T>; start: () => void } {

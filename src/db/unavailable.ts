@@ -3,10 +3,11 @@
  * to be had (refused, unreachable, none free in the pool in time), one lost
  * mid-statement (the server restarted or failed over), a statement cancelled by
  * PostgreSQL's statement_timeout, a client that stopped waiting for a database
- * that stopped answering, or SQLite still locked by another writer after its
- * busy timeout. Answered 503, which says "try again", instead of 500.
+ * that stopped answering, SQLite still locked by another writer after its
+ * busy timeout, or a write asked for while the database closes. Answered 503, which says "try again", instead of 500.
  */
 import { ConnectionError, TimeoutError } from 'sequelize';
+import { DatabaseClosing } from './write-batches.js';
 
 /** pg's own error when query_timeout passes with no answer. */
 const CLIENT_GAVE_UP = 'Query read timeout';
@@ -38,7 +39,7 @@ export function connectionLost(error: unknown): boolean {
 }
 
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
+  if (error instanceof ConnectionError || error instanceof TimeoutError || error instanceof DatabaseClosing) return true;
   const { code } = driverError(error);
   return connectionLost(error) || code === 'SQLITE_BUSY' || (typeof code === 'string' && UNAVAILABLE_STATES.test(code));
 }

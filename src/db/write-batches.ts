@@ -53,6 +53,14 @@ interface Write {
 
 type Together = { committed: true; answers: PlainRow[][] } | { committed: false; undone: boolean; error: unknown };
 
+/** A write asked for while the database closes (a request still under way at the end of a shutdown's grace). */
+export class DatabaseClosing extends Error {
+  constructor() {
+    super('the database is closing: the write was not made');
+    this.name = 'DatabaseClosing';
+  }
+}
+
 /** SQLite's refusal of a ROLLBACK with no transaction left to undo. */
 const NO_TRANSACTION = /no transaction is active/;
 
@@ -61,27 +69,39 @@ const MOST_WRITES_A_BATCH = 64;
 
 export class WriteBatches {
   private waiting: Write[] = [];
-  private writing = false;
+  /** The loop that writes the waiting batches, while there are any. */
+  private writing: Promise<void> | undefined;
+  private closed = false;
 
   constructor(private readonly connection: BatchedConnection) {}
 
   /** The rows `sql` answers, once the transaction it ran in has committed. */
   run(sql: string, params: readonly unknown[], kept: boolean): Promise<PlainRow[]> {
+    if (this.closed) return Promise.reject(new DatabaseClosing());
     return new Promise((resolve, reject) => {
       this.waiting.push({ sql, params, kept, resolve, reject });
-      if (!this.writing) void this.writeWaiting();
+      this.writing ??= this.writeWaiting().finally(() => (this.writing = undefined));
     });
   }
 
+  /**
+   * Before the database closes: the batch under way (and those already
+   * waiting) are written and answered; a write asked for after this is refused.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.writing;
+  }
+
   private async writeWaiting(): Promise<void> {
-    this.writing = true;
     try {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, MOST_WRITES_A_BATCH);
         await this.connection.inWriteOrder(() => this.commit(batch));
       }
-    } finally {
-      this.writing = false;
+    } catch (error) {
+      // Nothing above should throw (each write is answered, whatever happens); if it did, none may wait for ever.
+      for (const write of this.waiting.splice(0)) write.reject(error);
     }
   }
 

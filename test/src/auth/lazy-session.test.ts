@@ -1,4 +1,4 @@
-import { describe, expect, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import { useTestApp, type TestApp } from '../../helpers/app.js';
 import { browserLogin, formToken, setCookieHeader, type Agent } from '../../helpers/pages.js';
 
@@ -91,5 +91,42 @@ describe('the browser session, loaded when read', () => {
     expect((await readWith(cookie, '/comments/')).status).toBe(200);
     expect((await readWith(forged, '/comments/')).status).toBe(401);
     expect((await readWith(`${forged}; ${cookie}`, '/comments/')).status).toBe(401);
+  });
+
+  test('a JSON read is let in without loading the session; a page loads it once, when it reads it', async () => {
+    const { agent } = await browserLogin(t.app, 'bob');
+    const asked = jest.spyOn(t.services.sessions.store, 'get');
+    try {
+      expect((await jsonRead(agent)).status).toBe(200);
+      expect(asked).not.toHaveBeenCalled();
+      expect((await agent.get('/comments/').set('Accept', 'text/html')).status).toBe(200);
+      expect(asked).toHaveBeenCalledTimes(1);
+    } finally {
+      asked.mockRestore();
+    }
+  });
+
+  test('a session that ends while its page is being made still serves that page, with the session it was let in by', async () => {
+    const { agent } = await browserLogin(t.app, 'carol');
+    const Session = t.services.sequelize.model('Session');
+    for (const { sid, data } of await sessionsOf(t, 'carol')) {
+      delete data.csrfToken;
+      data.cookie = { ...(data.cookie as object), expires: new Date(Date.now() + 300).toISOString() };
+      await Session.update({ data: JSON.stringify(data) }, { where: { sid } });
+    }
+    // The account is read after the session was found current; by then, the session's end has passed.
+    const { accounts } = t.services;
+    const read = accounts.findStoredById.bind(accounts);
+    const slow = jest.spyOn(accounts, 'findStoredById').mockImplementation(async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return read(...args);
+    });
+    try {
+      const page = await agent.get('/comments/').set('Accept', 'text/html');
+      expect(page.status).toBe(200);
+      expect(formToken(page.text)).toMatch(/\S/);
+    } finally {
+      slow.mockRestore();
+    }
   });
 });

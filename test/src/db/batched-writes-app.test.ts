@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { DataTypes } from 'sequelize';
+import { compiledReads } from '../../../src/db/compiled.js';
+import { openDatabase } from '../../../src/db/database.js';
 import { apiToken, createTestApp, credentials, type TestApp } from '../../helpers/app.js';
 
 /**
@@ -49,5 +52,23 @@ describe('many writes at once to a SQLite file', () => {
     const winner = answers.find((answer) => answer.status === 200);
     const stored = await bearer(t.http.get(`/api/comments/${id}`));
     expect(stored.body.comment?.body ?? stored.body.body).toBe(winner?.body.comment?.body ?? winner?.body.body);
+  });
+});
+
+describe('a SQLite file closed while writes are under way', () => {
+  test('closes cleanly once every write asked for before it is written and answered', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'batched-close-'));
+    const sequelize = openDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+    try {
+      const Note = sequelize.define('Note', { title: DataTypes.STRING }, { tableName: 'notes', timestamps: false });
+      await sequelize.sync();
+      const reads = compiledReads(sequelize);
+      const writes = Array.from({ length: 40 }, (_, i) => reads.inserted({ model: Note }, 'note', { title: `t${i}` }));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await sequelize.close();
+      expect((await Promise.all(writes)).map((row) => row.title)).toEqual(Array.from({ length: 40 }, (_, i) => `t${i}`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -68,12 +68,26 @@ describe('a read shared by callers asking close together', () => {
   test('a read that fails fails the callers that shared it, and the next caller reads again', async () => {
     const db = fakeDatabase();
     const fresh = new FreshRead(db.read);
-    const failing = fresh.get();
-    const alsoFailing = failing.catch((error: unknown) => error);
+    const first = fresh.get().catch((error: unknown) => error);
+    // Asked while the first read is under way: they share the next one, which fails.
+    const shared = [fresh.get(), fresh.get()].map((asked) => asked.catch((error: unknown) => error));
+    await db.endOne();
     await db.endOne(new Error('database gone'));
-    expect(await alsoFailing).toEqual(new Error('database gone'));
+    expect(await Promise.all(shared)).toEqual([new Error('database gone'), new Error('database gone')]);
+    expect(await first).toBe(0);
     const again = fresh.get();
     await db.endOne();
     await expect(again).resolves.toBe(0);
+  });
+
+  test('a read that throws instead of rejecting fails its caller, and the next caller reads again', async () => {
+    let reads = 0;
+    const fresh = new FreshRead<number>(() => {
+      reads += 1;
+      if (reads === 1) throw new Error('no statement');
+      return Promise.resolve(reads);
+    });
+    await expect(fresh.get()).rejects.toThrow('no statement');
+    await expect(fresh.get()).resolves.toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import sqlite3 from 'sqlite3';
-import { WriteBatches, type BatchedConnection, type PlainRow, type SqliteDatabase } from '../../../src/db/write-batches.js';
+import { DatabaseClosing, WriteBatches, type BatchedConnection, type PlainRow, type SqliteDatabase } from '../../../src/db/write-batches.js';
 
 type Database = InstanceType<typeof sqlite3.Database>;
 
@@ -130,5 +130,14 @@ describe('writes to a SQLite file, committed together', () => {
     for (const outcome of outcomes) expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/COMMIT failed/);
     expect(discarded).toBe(1);
     expect(await titles()).toEqual(['first']);
+  });
+
+  test('closing waits for the batch under way and those waiting, which are written and answered; a write asked for after is refused', async () => {
+    const writes = ['a', 'b', 'c', 'd'].map(insert);
+    const closing = batches.close();
+    await expect(insert('late')).rejects.toBeInstanceOf(DatabaseClosing);
+    await closing;
+    expect((await Promise.all(writes)).map(([row]) => row?.title)).toEqual(['a', 'b', 'c', 'd']);
+    expect(await titles()).toEqual(['a', 'b', 'c', 'd']);
   });
 });
