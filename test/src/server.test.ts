@@ -1,11 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { projectRoot } from '../../src/paths.js';
+import { applicationAt, projectRoot } from '../../src/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { BUILT_SERVER, spawnServer, waitForUrl } from '../helpers/server.js';
+import { BUILT_SERVER, PRODUCTION_ENV, refusedStart, spawnServer, startServerProcess, waitForUrl } from '../helpers/server.js';
 
 // Runs what `npm start` and `npm run manage` run: the compiled output, built by `npm test` first.
 const server = BUILT_SERVER;
@@ -147,5 +147,59 @@ describe('npm start on an empty development database', () => {
     const second = await startOnce({});
     expect(second.printed).not.toContain('demo');
     expect(second.status).toBe(200);
+  });
+});
+
+describe('npm start on an application with a problem the system checks find', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'comments-checked-'));
+  const application = applicationAt(root);
+  // The built server loads an application's compiled declarations from where the build puts them, under dist/.
+  const compiled = path.join(projectRoot, 'dist', path.relative(projectRoot, root), 'resources');
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    mkdirSync(application.migrationSources, { recursive: true });
+    mkdirSync(compiled, { recursive: true });
+    const framework = path.relative(compiled, path.join(projectRoot, 'dist', 'src', 'resource.js'));
+    // A declaration no migration makes: `manage check` says migrations.E001.
+    writeFileSync(
+      path.join(compiled, 'note.js'),
+      `import { defineResource, field } from '${framework}';
+export default defineResource({
+  name: 'Note',
+  table: 'notes',
+  fields: { id: field.id(), title: field.string({ maxLength: 100 }) },
+  sites: { paginated: { path: 'notes', actions: ['list'], fields: ['id', 'title'] } },
+});
+`,
+    );
+    database = await createTestDatabase(`sqlite:${path.join(root, 'db.sqlite3')}`);
+  });
+  afterAll(async () => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(path.dirname(compiled), { recursive: true, force: true });
+    await database.drop();
+  });
+
+  test('declaring no user model stops the start saying the application is wrong, not the database', async () => {
+    const refused = await refusedStart({ ...PRODUCTION_ENV, APP_ROOT: root, DATABASE_URL: database.url });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^Error: the application in .*comments-checked-\w+ \(APP_ROOT\) could not be loaded: Exactly one resource must declare userModel, found 0/);
+  });
+
+  test('serves, and logs what the checks found as warnings that name the command, once each', async () => {
+    // The accounts of this checkout's application, whose table no migration of this one makes either.
+    writeFileSync(path.join(compiled, 'user.js'), `export { default } from '${path.relative(compiled, path.join(projectRoot, 'dist', 'resources', 'user.js'))}';\n`);
+    const started = await startServerProcess({ ...PRODUCTION_ENV, APP_ROOT: root, DATABASE_URL: database.url });
+    const page = await fetch(new URL('api-auth/login/', started.url));
+    expect(page.status).toBe(200);
+    const warning = await started.waitForLog((line) => line.check === 'migrations.E001');
+    expect(warning).toMatchObject({ level: 40 });
+    expect(warning.msg).toMatch(/^The declarations have changes that no migration makes: .*\+ table notes \(id, title\).* \(npm run manage -- check\)$/s);
+    // The other finding, each said once (the checks run once the start's first answers are given, whenQuiet's tests say when).
+    await started.waitForLog((line) => line.check === 'translations.W002');
+    expect(started.logs().flatMap((line) => (line.check === undefined ? [] : [line.check]))).toEqual(['migrations.E001', 'translations.W002']);
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
   });
 });
