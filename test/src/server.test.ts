@@ -156,10 +156,12 @@ describe('npm start on an application with a problem the system checks find', ()
   // The built server loads an application's compiled declarations from where the build puts them, under dist/.
   const compiled = path.join(projectRoot, 'dist', path.relative(projectRoot, root), 'resources');
   let database: TestDatabase;
+  // The first folder made for the compiled code (outside root when root is outside the checkout): removed afterwards.
+  let madeForCompiled: string | undefined;
 
   beforeAll(async () => {
     mkdirSync(application.migrationSources, { recursive: true });
-    mkdirSync(compiled, { recursive: true });
+    madeForCompiled = mkdirSync(compiled, { recursive: true });
     const framework = path.relative(compiled, path.join(projectRoot, 'dist', 'src', 'resource.js'));
     // A declaration no migration makes: `manage check` says migrations.E001.
     writeFileSync(
@@ -177,7 +179,7 @@ export default defineResource({
   });
   afterAll(async () => {
     rmSync(root, { recursive: true, force: true });
-    rmSync(path.dirname(compiled), { recursive: true, force: true });
+    if (madeForCompiled) rmSync(madeForCompiled, { recursive: true, force: true });
     await database.drop();
   });
 
