@@ -134,29 +134,29 @@ export class CompiledReads {
   private readonly sqlite: boolean;
   /** SQLite statements prepared once per connection; finalized before it closes (else SQLite refuses to close it). */
   private readonly prepared = new Map<SqliteDatabase, Map<string, Promise<SqliteStatement>>>();
-  private sqliteConnection: Promise<SqliteDatabase> | undefined;
+  /** Sequelize keeps one SQLite connection outside transactions and hands out that same one: asked for once. */
+  private readonly sqliteConnection: SharedConnection;
   /** A SQLite file's single-statement writes, committed together on a connection of their own (db/write-batches.ts). */
   private readonly batches: WriteBatches | undefined;
-  private batchConnection: Promise<SqliteDatabase> | undefined;
+  /** The batched writes' connection, open until the database closes. */
+  private readonly batchConnection: SharedConnection;
 
   constructor(private readonly sequelize: Sequelize) {
     this.sqlite = sequelize.getDialect() === 'sqlite';
+    const connections = sequelize.connectionManager as unknown as SqliteConnections;
+    this.sqliteConnection = new SharedConnection(() => connections.getConnection({ type: 'read' }));
+    this.batchConnection = new SharedConnection(() => connections.getConnection({ uuid: BATCH_CONNECTION, type: 'write' }));
     const storage = (sequelize as unknown as { options: { storage?: string } }).options.storage;
-    if (this.sqlite && storage !== undefined && storage !== ':memory:') this.batches = new WriteBatches(this.batchedConnection());
+    if (this.sqlite && storage !== undefined && storage !== ':memory:') this.batches = new WriteBatches(this.batchedConnection(connections));
   }
 
-  private batchedConnection(): BatchedConnection {
-    const connections = this.sequelize.connectionManager as unknown as SqliteConnections;
+  private batchedConnection(connections: SqliteConnections): BatchedConnection {
     return {
-      open: () =>
-        (this.batchConnection ??= connections.getConnection({ uuid: BATCH_CONNECTION, type: 'write' }).catch((error: unknown) => {
-          this.batchConnection = undefined;
-          throw error;
-        })),
+      open: () => this.batchConnection.get(),
       run: (db, sql, params, kept) => this.runOn(db, sql, params, kept),
       inWriteOrder: (work) => inWriteOrder(this.sequelize, work),
       discard: async (db) => {
-        this.batchConnection = undefined;
+        this.batchConnection.forget();
         await this.finalizeOn(db);
         try {
           // Sequelize closes and forgets a connection it knows by its uuid.
@@ -365,8 +365,8 @@ export class CompiledReads {
   async close(): Promise<void> {
     await this.batches?.close();
     const connections = [...this.prepared.keys()];
-    this.sqliteConnection = undefined;
-    this.batchConnection = undefined;
+    this.sqliteConnection.forget();
+    this.batchConnection.forget();
     await Promise.all(connections.map((db) => this.finalizeOn(db)));
   }
 
@@ -386,12 +386,7 @@ export class CompiledReads {
     const connections = this.sequelize.connectionManager;
     if (this.sqlite) {
       if (type === 'write' && this.batches && !insideWriteTransaction()) return this.batches.run(sql, params, this.kept.has(sql));
-      // Sequelize keeps one SQLite connection outside transactions and hands out that same one: asked for once.
-      this.sqliteConnection ??= (connections.getConnection({ type: 'read' }) as unknown as Promise<SqliteDatabase>).catch((error: unknown) => {
-        this.sqliteConnection = undefined;
-        throw error;
-      });
-      return this.runOn(await this.sqliteConnection, sql, params, this.kept.has(sql));
+      return this.runOn(await this.sqliteConnection.get(), sql, params, this.kept.has(sql));
     }
     const client = await connections.getConnection({ type });
     try {
@@ -428,10 +423,29 @@ export class CompiledReads {
 /** The uuid under which Sequelize's SQLite connection manager keeps the batched writes' connection, open until the database closes. */
 const BATCH_CONNECTION = 'batched-writes';
 
-/** What of Sequelize's SQLite connection manager the batched writes' connection needs. */
+/** What of Sequelize's SQLite connection manager the compiled statements need. */
 interface SqliteConnections {
-  getConnection(options: { uuid: string; type: 'write' }): Promise<SqliteDatabase>;
+  getConnection(options: { uuid?: string; type: 'read' | 'write' }): Promise<SqliteDatabase>;
   releaseConnection(connection: SqliteDatabase & { uuid: string }): void;
+}
+
+/** A connection asked for once and shared by every caller after; asked for again once forgotten, or if asking failed. */
+class SharedConnection {
+  private asked: Promise<SqliteDatabase> | undefined;
+
+  constructor(private readonly ask: () => Promise<SqliteDatabase>) {}
+
+  get(): Promise<SqliteDatabase> {
+    this.asked ??= this.ask().catch((error: unknown) => {
+      this.asked = undefined;
+      throw error;
+    });
+    return this.asked;
+  }
+
+  forget(): void {
+    this.asked = undefined;
+  }
 }
 
 /** One CompiledReads per database. */
