@@ -110,7 +110,7 @@ export function perSecond(load: Pick<Load, 'requests' | 'seconds'>): number {
 }
 
 /** The middle value (the mean of the two middle ones for an even count); NaN for none. */
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   if (sorted.length === 0) return NaN;

@@ -6,6 +6,7 @@ import { ACCEPT_JSON, request, type Credentials } from '../lib/client.js';
 import { readMemory, settledMemory, type Memory } from '../lib/memory.js';
 import { BenchFailure, descendants, Interrupted, isInterrupted, sleep } from '../lib/processes.js';
 import { checkAlive, serverOutputTail, type ServerProcess } from '../lib/server.js';
+import { median } from './load.js';
 
 const POLL_MS = 10;
 const START_TIMEOUT_SECONDS = 60;
@@ -24,11 +25,6 @@ export const START_SAMPLES = 3;
 
 /** Several starts' times as one: the median of each, and every start's. */
 export function medianStart(samples: readonly Omit<StartTimes, 'samples'>[]): StartTimes {
-  const median = (values: number[]): number => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? (sorted[middle] ?? NaN) : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
-  };
   return {
     firstAuthenticatedSeconds: median(samples.map((sample) => sample.firstAuthenticatedSeconds)),
     healthzSeconds: median(samples.map((sample) => sample.healthzSeconds)),
