@@ -1,25 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { projectRoot } from '../../src/paths.js';
-
-/**
- * `npm run bench`, in miniature: it must keep running from a clone, whatever
- * it measures. It makes its own SQLite database whatever the suite runs on,
- * so it runs with the SQLite suite only (jest.config.js).
- */
-function runBench(args: string[]): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'dist/bench/http.js'), ...args], { env: { PATH: process.env.PATH ?? '' } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
-  });
-}
+import { runBench } from '../helpers/bench.js';
 
 interface Row {
   label: string;
@@ -33,6 +16,11 @@ interface Row {
   problems: string[];
 }
 
+/**
+ * `npm run bench`, in miniature: it must keep running from a clone, whatever
+ * it measures. It makes its own SQLite database whatever the suite runs on,
+ * so it runs with the SQLite suite only (jest.config.js).
+ */
 describe('the HTTP benchmark', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-http-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,7 +28,7 @@ describe('the HTTP benchmark', () => {
   test('npm run bench measures every row against its ceiling and the same-stack reference, the start and the memory', async () => {
     const json = path.join(dir, 'http.json');
     // 300 comments in pages of 2: the deep page is 80% of the way in, as ?page=4000 is of 10,000.
-    const { status, output } = await runBench(['--duration', '1', '--warmup', '0', '--comments', '300', '--connections', '2', '--json', json]);
+    const { status, output } = await runBench('http.js', ['--duration', '1', '--warmup', '0', '--comments', '300', '--connections', '2', '--json', json]);
     expect({ status, output: output.slice(-2000) }).toMatchObject({ status: 0 });
     const report = JSON.parse(readFileSync(json, 'utf8')) as { rows: Row[]; start: { firstAuthenticatedSeconds: number; samples: { firstAuthenticatedSeconds: number }[] }; memory: unknown[]; failures: unknown[] };
     expect(report.rows.map((row) => row.label)).toEqual([

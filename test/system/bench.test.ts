@@ -1,24 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import { projectRoot } from '../../src/paths.js';
-
-/** What `npm run bench:scale` runs, after the build `npm test` has made. */
-function runBench(script: string, args: string[]): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'dist/bench', script), ...args], {
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
-  });
-}
+import { runBench } from '../helpers/bench.js';
 
 /** `TEST_DATABASE_URL` (npm run test:pg) says PostgreSQL is there: bench:scale measures it too. */
 const postgresUrl = process.env.TEST_DATABASE_URL;
@@ -56,12 +41,10 @@ async function benchDatabases(): Promise<string[]> {
   }
 }
 
-
 /** The benchmark of lists, in miniature: it must keep running from a clone, whatever it measures (`npm run bench`: bench-http.test.ts). */
 describe('the benchmark of long lists', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 
   test(`npm run bench:scale times pages, cursors, search, an owner's list and every ordering (${scaleDatabases.join(' and ')}), and the memory of a long list`, async () => {
     const json = path.join(dir, 'scale.json');
