@@ -229,6 +229,9 @@ export class ResourceRegistry {
     }
     this.associate();
     for (const resource of this.byName.values()) assertRelationsBound(resource);
+    // The accounts and the tokens are the framework's own: declaring no user model (or two) is the declarations' mistake, said as they are taken.
+    this.users();
+    this.tokens();
   }
 
   private associate(): void {

@@ -68,11 +68,7 @@ export class ApplicationError extends Error {
 
 async function loadRegistry(sequelize: Sequelize, application: ApplicationPaths, declarations: readonly ResourceDeclaration[] | undefined): Promise<ResourceRegistry> {
   try {
-    const registry = new ResourceRegistry(sequelize, declarations ?? (await loadDeclarations(application.resources)));
-    // The accounts and tokens are the framework's own: an application declaring no user model (or two) is the mistake, not the database.
-    registry.users();
-    registry.tokens();
-    return registry;
+    return new ResourceRegistry(sequelize, declarations ?? (await loadDeclarations(application.resources)));
   } catch (error) {
     throw new ApplicationError((error as Error).message, { cause: error });
   }
