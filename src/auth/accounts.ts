@@ -32,6 +32,8 @@ export interface CredentialCheck {
   /** Required, so that no login path forgets its throttle; `unguarded` where no client is involved. */
   guard: PasswordGuard;
   accept?: (row: Row) => boolean;
+  /** Told which account the check weighed the password against (null: none), before it is hashed. */
+  weighed?: (row: Row | null) => void;
 }
 
 export interface NewAccount {
@@ -176,6 +178,7 @@ export class Accounts {
     const { by, guard, accept = () => true } = options;
     const named = await this.namedBy(identifier);
     const row = by.map((field) => named[field]).find((found) => found !== null) ?? null;
+    options.weighed?.(row);
     const valid = await guard(this.throttledName(identifier, row, named), () => this.verify(row, password, accept));
     return valid ? row : null;
   }

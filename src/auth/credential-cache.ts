@@ -12,12 +12,22 @@ export interface CredentialCacheOptions {
   maxEntries: number;
 }
 
-/** What a username and password that opened an account stand for, and what the account was like then. */
-interface Remembered {
+/** An account as a password check found it: what must still hold for its answer to stand. */
+interface Weighed {
   userId: number;
   username: string;
   /** The stored password hash as it was: any new password (or rehash) changes it. Not a secret the client sent. */
   storedHash: string;
+  active: boolean;
+}
+
+/** What a username and password that opened an account stand for, and what the account was like then. */
+type Remembered = Weighed;
+
+/** A finished check: its answer, and the account it weighed the password against (null: the name named none). */
+interface Outcome {
+  user: AuthUser | null;
+  weighed: Weighed | null;
 }
 
 /** The password checks a request's credentials go through (Accounts, or Accounts behind a cache). */
@@ -38,14 +48,14 @@ export interface PasswordCheck {
  * very next request (a read, unless the user table is unchanged since the
  * last one: Accounts.findStoredById). Only successful checks are
  * remembered; simultaneous requests with the same credentials wait for one
- * check.
+ * check, and take its answer only if the account is still as it found it.
  */
 export class CachedPasswordCheck implements PasswordCheck {
   /** Fixed length, so that the key and the credentials after it cannot be split otherwise. */
   private readonly key = randomBytes(32).toString('base64');
   private readonly remembered: LRUCache<string, Remembered>;
   /** Checks under way, by credential key. */
-  private readonly checking = new Map<string, Promise<AuthUser | null>>();
+  private readonly checking = new Map<string, Promise<Outcome>>();
 
   constructor(
     private readonly accounts: Accounts,
@@ -66,36 +76,71 @@ export class CachedPasswordCheck implements PasswordCheck {
       const row = await this.accounts.findStoredById(entry.userId, request);
       if (row) {
         const user = this.accounts.toAuthUser(row);
-        if (this.stillOpens(row, user, entry)) return user;
+        if (this.isAsWeighed(row, user, entry)) return user;
       }
       this.remembered.delete(key);
     }
     // Simultaneous first requests with the same credentials (a client opening several connections) share one check.
     const shared = this.checking.get(key);
-    if (shared) {
-      try {
-        return await shared;
-      } catch {
-        // The first caller's throttle (its address) refused, or the database failed: this client is checked on its own.
-        return this.check(key, username, password, guard);
-      }
-    }
+    if (shared) return this.joined(shared, key, username, password, guard, request);
     const check = this.check(key, username, password, guard).finally(() => this.checking.delete(key));
     this.checking.set(key, check);
-    return check;
+    return (await check).user;
   }
 
-  private async check(key: string, username: string, password: string, guard: PasswordGuard): Promise<AuthUser | null> {
-    const row = await this.accounts.checkCredentials(username, password, { by: ['username'], guard });
-    if (!row) return null;
+  /**
+   * A request that came while a check of the same credentials ran takes its
+   * answer only if the account is still as that check found it: a password
+   * change or a deactivation committed after the check began, and before
+   * this request came, must count for this request too. Otherwise, and if
+   * the shared check failed for its own client (its address throttled, the
+   * database), this request is checked on its own.
+   */
+  private async joined(shared: Promise<Outcome>, key: string, username: string, password: string, guard: PasswordGuard, request?: object): Promise<AuthUser | null> {
+    let outcome: Outcome;
+    try {
+      outcome = await shared;
+    } catch {
+      return (await this.check(key, username, password, guard)).user;
+    }
+    if (await this.stillAsWeighed(outcome.weighed, username, request)) return outcome.user;
+    return (await this.check(key, username, password, guard)).user;
+  }
+
+  private async check(key: string, username: string, password: string, guard: PasswordGuard): Promise<Outcome> {
+    let weighed: Weighed | null = null;
+    const row = await this.accounts.checkCredentials(username, password, {
+      by: ['username'],
+      guard,
+      weighed: (found) => {
+        weighed = found && this.weighedOf(found);
+      },
+    });
+    if (!row) return { user: null, weighed };
+    // As written, should the check have upgraded an old hash.
+    const remembered = this.weighedOf(row);
+    this.remembered.set(key, remembered);
+    return { user: this.accounts.toAuthUser(row), weighed: remembered };
+  }
+
+  private weighedOf(row: StoredRecord): Weighed {
     const user = this.accounts.toAuthUser(row);
-    this.remembered.set(key, { userId: user.id, username: user.username, storedHash: String(row.get('password')) });
-    return user;
+    return { userId: user.id, username: user.username, storedHash: String(row.get('password')), active: Boolean(row.get('is_active')) };
   }
 
-  private stillOpens(row: StoredRecord, user: AuthUser, entry: Remembered): boolean {
+  private isAsWeighed(row: StoredRecord, user: AuthUser, weighed: Weighed): boolean {
     // Both hashes are the database's, never the client's: a plain comparison tells a client nothing.
-    return Boolean(row.get('is_active')) && user.username === entry.username && String(row.get('password')) === entry.storedHash;
+    return user.username === weighed.username && String(row.get('password')) === weighed.storedHash && Boolean(row.get('is_active')) === weighed.active;
+  }
+
+  /**
+   * Whether the account is, as of this request, what a check found: the
+   * same username, stored hash and activity, or still no account by that name.
+   */
+  private async stillAsWeighed(weighed: Weighed | null, username: string, request?: object): Promise<boolean> {
+    if (weighed === null) return (await this.accounts.findByUsername(username)) === null;
+    const row = await this.accounts.findStoredById(weighed.userId, request);
+    return row !== null && this.isAsWeighed(row, this.accounts.toAuthUser(row), weighed);
   }
 
   /** The username's length first, so that no other split of the same characters gives the same key. */

@@ -155,6 +155,82 @@ describe('the HTTP Basic credential cache', () => {
       expect(passwordChecks).toHaveBeenCalledTimes(2);
     });
 
+    /** Holds the next password hashing until released; resolves `started` once it has begun. */
+    function holdNextHashing(): { started: Promise<void>; release: () => void } {
+      const hasher = t.services.accounts.hasher;
+      let release!: () => void;
+      let begun!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const started = new Promise<void>((resolve) => (begun = resolve));
+      const check = hasher.check.bind(hasher);
+      passwordChecks.mockImplementationOnce(async (password, stored) => {
+        begun();
+        await released;
+        return check(password, stored);
+      });
+      // A name that is no account costs one hashing too.
+      const spend = hasher.spendTimeOfOneCheck.bind(hasher);
+      jest.spyOn(hasher, 'spendTimeOfOneCheck').mockImplementationOnce(async (password) => {
+        begun();
+        await released;
+        return spend(password);
+      });
+      return { started, release };
+    }
+
+    test('do not let in a request that came after a password change on a check begun before it', async () => {
+      await start();
+      const check = cache();
+      const hashing = holdNextHashing();
+      const before = check.authenticate('alice', 'alice-pw', unguarded);
+      await hashing.started;
+      await t.services.accounts.setPassword('alice', 'new-pw');
+      const after = check.authenticate('alice', 'alice-pw', unguarded);
+      hashing.release();
+      expect((await before)?.username).toBe('alice');
+      expect(await after).toBeNull();
+      expect(await check.authenticate('alice', 'new-pw', unguarded)).toMatchObject({ username: 'alice' });
+    });
+
+    test('do not let in a request that came after a deactivation on a check begun before it', async () => {
+      await start();
+      const check = cache();
+      const hashing = holdNextHashing();
+      const before = check.authenticate('alice', 'alice-pw', unguarded);
+      await hashing.started;
+      await users().update({ is_active: false }, { where: { username: 'alice' } });
+      const after = check.authenticate('alice', 'alice-pw', unguarded);
+      hashing.release();
+      await before;
+      expect(await after).toBeNull();
+    });
+
+    test('do not refuse a request that came after its password was set on a check begun before it', async () => {
+      await start();
+      const check = cache();
+      const hashing = holdNextHashing();
+      const before = check.authenticate('alice', 'new-pw', unguarded);
+      await hashing.started;
+      await t.services.accounts.setPassword('alice', 'new-pw');
+      const after = check.authenticate('alice', 'new-pw', unguarded);
+      hashing.release();
+      expect(await before).toBeNull();
+      expect(await after).toMatchObject({ username: 'alice' });
+    });
+
+    test('do not refuse a request that came after its account was created on a check begun before it', async () => {
+      await start();
+      const check = cache();
+      const hashing = holdNextHashing();
+      const before = check.authenticate('bob', 'bob-pw', unguarded);
+      await hashing.started;
+      await t.createUser('bob', { password: 'bob-pw' });
+      const after = check.authenticate('bob', 'bob-pw', unguarded);
+      hashing.release();
+      expect(await before).toBeNull();
+      expect(await after).toMatchObject({ username: 'bob' });
+    });
+
     test("do not pass one client's throttle refusal on to another client", async () => {
       await start();
       const check = cache();
