@@ -6,6 +6,7 @@
 import validator from 'validator';
 import type { FieldErrorCode, MessageParams } from './errors.js';
 import { parseJson } from './parsers.js';
+import { readStoredTime, storedTimeText } from './instant.js';
 import { parseTimestamp } from './timestamps.js';
 import type { ColumnField, FieldDeclaration, ManyToManyField, StringField } from './resource.js';
 
@@ -37,9 +38,6 @@ const DECIMAL_TEXT = /^\s*([+-])?(\d*)(?:\.(\d*))?\s*$/;
 const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MAX_IDS = 1000;
 
-/** A time without an offset is UTC: Sequelize writes SQLite times as `YYYY-MM-DD HH:MM:SS.mmm +00:00`. */
-const HAS_OFFSET = /(?:[+-]\d\d:?\d\d|Z)$/;
-
 /** A JSON value's kind as Django REST Framework names it in messages (`list`, `null`, `number`, …). */
 export function typeName(value: unknown): string {
   if (value === null) return 'null';
@@ -51,7 +49,7 @@ export function typeName(value: unknown): string {
  * JSON as text and booleans as numbers; `sqlite` says whether it came from there.
  */
 export function fromStored(field: FieldDeclaration | undefined, value: unknown, sqlite: boolean): unknown {
-  if (field?.kind === 'datetime' && typeof value === 'string') return new Date(HAS_OFFSET.test(value) ? value : `${value} +00:00`);
+  if (field?.kind === 'datetime' && typeof value === 'string') return readStoredTime(value);
   if (field?.kind === 'boolean' && typeof value === 'number') return value !== 0;
   if (field?.kind === 'json' && sqlite && typeof value === 'string') return JSON.parse(value);
   return value;
@@ -60,15 +58,12 @@ export function fromStored(field: FieldDeclaration | undefined, value: unknown, 
 /**
  * A model's value as a statement binds it, written as Sequelize writes it
  * (its stored text is what reads, orders and ETags see): a time as
- * `YYYY-MM-DD HH:MM:SS.mmm +00:00`, JSON as its text; SQLite takes booleans
+ * `YYYY-MM-DD HH:MM:SS.mmm[uuu] +00:00` (storedTimeText), JSON as its text; SQLite takes booleans
  * as 1 and 0. fromStored reads each back.
  */
 export function toStored(field: FieldDeclaration | undefined, value: unknown, sqlite: boolean): unknown {
   if (value === null || value === undefined) return null;
-  if (field?.kind === 'datetime' && value instanceof Date) {
-    const iso = value.toISOString();
-    return `${iso.slice(0, 10)} ${iso.slice(11, 23)} +00:00`;
-  }
+  if (field?.kind === 'datetime' && value instanceof Date) return storedTimeText(value);
   if (field?.kind === 'json') return JSON.stringify(value);
   if (field?.kind === 'boolean' && sqlite) return value ? 1 : 0;
   return value;

@@ -1,23 +1,32 @@
 /**
  * The time source for every timestamp the framework writes.
  *
- * Readings are strictly increasing within a process: two writes in the same
- * millisecond still get distinct `updated_at` values, so "newest first" stays
- * the order in which the writes really happened.
+ * Timestamps are strictly increasing within a process: two writes in the
+ * same millisecond still get distinct times, microseconds apart (the six
+ * fractional digits the sites show and both databases keep), so "newest
+ * first" stays the order in which the writes really happened. Only a write
+ * takes a timestamp: reading the time to compare or measure (a token's
+ * expiry, a throttle, a cache's age) takes a reading, which moves nothing,
+ * so that timestamps stay within a millisecond of real time at any load (a
+ * thousand writes in one millisecond would be needed to push them past it).
  */
+import { instantAt, type Instant } from './instant.js';
+
 export interface Clock {
-  now(): Date;
-  /** The time in milliseconds, for measuring: unlike now(), it never moves the next timestamp on. */
+  /** The time of a write: later than every timestamp this process gave before. */
+  now(): Instant;
+  /** The time in milliseconds, to compare or measure: unlike now(), it never moves the next timestamp on. */
   reading(): number;
 }
 
 export function monotonicClock(source: () => number = Date.now): Clock {
+  /** The last timestamp given, in microseconds since the epoch. */
   let last = 0;
   return {
-    now(): Date {
-      const reading = source();
+    now(): Instant {
+      const reading = Math.floor(source() * 1000);
       last = reading > last ? reading : last + 1;
-      return new Date(last);
+      return instantAt(last);
     },
     reading: source,
   };

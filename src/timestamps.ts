@@ -1,18 +1,16 @@
 /**
- * Timestamps as the sites show them. JavaScript dates hold milliseconds; the
- * six fractional digits the documents ask for end in 000.
+ * Timestamps as the sites show them, with six fractional digits: an
+ * Instant's microseconds (src/instant.ts), 000 after a plain Date's
+ * milliseconds.
  */
+import { fractionOf, microsecondsOfFraction, withMicroseconds } from './instant.js';
 
 /** The time the API description's examples show. */
 export const EXAMPLE_TIME = new Date('2026-01-15T09:30:00.250Z');
 
-function pad(value: number, width = 2): string {
-  return String(value).padStart(width, '0');
-}
-
 /** `YYYY-MM-DDTHH:MM:SS.ffffffZ` in UTC (Laravel's serialization). */
 export function utcTimestamp(date: Date): string {
-  return `${date.toISOString().slice(0, 23)}000Z`;
+  return `${date.toISOString().slice(0, 20)}${fractionOf(date)}Z`;
 }
 
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
@@ -43,7 +41,7 @@ export function zonedTimestampFormatter(timeZone: string): (date: Date) => strin
   return (date) => {
     const parts: Record<string, string> = {};
     for (const { type, value } of format.formatToParts(date)) parts[type] = value;
-    const fraction = `${pad(date.getUTCMilliseconds(), 3)}000`;
+    const fraction = fractionOf(date);
     return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${fraction}`;
   };
 }
@@ -55,7 +53,7 @@ const TIMESTAMP =
  * A date-time as Django fixtures, Laravel exports and spreadsheets write it:
  * `YYYY-MM-DD`, then optionally `T` or a space, `HH:MM[:SS[.fraction]]` and a
  * zone (`Z`, `+09:00`, `+0900`, `+09`). Without a zone it is UTC. Digits past
- * milliseconds are dropped; an impossible date gives null.
+ * microseconds are dropped; an impossible date gives null.
  */
 export function parseTimestamp(text: string): Date | null {
   return parseZonedTimestamp(text, 'UTC');
@@ -82,7 +80,7 @@ export function parseZonedTimestamp(text: string, timeZone: string): Date | null
   if (instant && naive) {
     // The zone's offset at the wall-clock time read as UTC, corrected once for a change of offset in between.
     const first = instant.getTime() - offsetAt(timeZone, instant) * 60_000;
-    instant = new Date(instant.getTime() - offsetAt(timeZone, new Date(first)) * 60_000);
+    instant = withMicroseconds(new Date(instant.getTime() - offsetAt(timeZone, new Date(first)) * 60_000), microsecondsOfFraction(match[7] ?? ''));
   }
   return instant && storable(instant) ? instant : null;
 }
@@ -113,7 +111,7 @@ function parseMatch(match: RegExpExecArray): Date | null {
     check.getUTCFullYear() === fields[0] && check.getUTCMonth() === fields[1] && check.getUTCDate() === fields[2] &&
     check.getUTCHours() === fields[3] && check.getUTCMinutes() === fields[4] && check.getUTCSeconds() === fields[5];
   if (!consistent) return null;
-  return new Date(local - offset * 60_000);
+  return withMicroseconds(new Date(local - offset * 60_000), microsecondsOfFraction(fraction));
 }
 
 /** Minutes east of UTC; null for an offset no zone has (beyond ±14:00, or 60 minutes and more). */

@@ -24,6 +24,8 @@ export interface AccessToken {
   name: string;
   /** What it may do (Sanctum's abilities; `*`: everything). */
   abilities: readonly string[];
+  /** When it stops working, by its own expires_at or the global lifetime, whichever comes first; null: never by itself. */
+  expiresAt: Date | null;
 }
 
 /** What a new token is: its name (default: the login token name), abilities (default `*`) and own expiry (default none). */
@@ -169,14 +171,15 @@ export class AccessTokens {
   /** A found token row, unless expired or its account inactive (or gone); last_used_at is updated. */
   private async admit(row: StoredRecord | null): Promise<{ user: AuthUser; token: AccessToken } | KeyRefusal> {
     if (!row) return 'invalid';
-    const now = clock().now();
+    // A reading, not a timestamp: requests that only read never move the time of the next write.
+    const now = new Date(clock().reading());
     if (this.expired(row, now)) return 'invalid';
     const owner = row.get(this.userAlias) as StoredRecord | null;
     if (!owner || !owner.get('is_active')) return 'inactive';
     await this.touch(row, now);
     return {
       user: this.accounts.toAuthUser(owner),
-      token: { id: row.get('id') as number, name: row.get('name') as string, abilities: this.abilitiesOf(row) },
+      token: { id: row.get('id') as number, name: row.get('name') as string, abilities: this.abilitiesOf(row), expiresAt: this.expiryOf(row) },
     };
   }
 
@@ -201,12 +204,18 @@ export class AccessTokens {
 
   /** Expired by the global lifetime (counted from created_at, whenever the setting was made) or by its own expires_at. */
   private expired(row: StoredRecord, now: Date): boolean {
-    const expiresAt = row.get('expires_at') as Date | null;
-    if (expiresAt && expiresAt.getTime() <= now.getTime()) return true;
+    const expiresAt = this.expiryOf(row);
+    return expiresAt !== null && expiresAt.getTime() <= now.getTime();
+  }
+
+  /** When the token stops working: its own expires_at or the end of the global lifetime, whichever comes first. */
+  private expiryOf(row: StoredRecord): Date | null {
+    const own = row.get('expires_at') as Date | null;
     const minutes = this.options.expirationMinutes;
-    if (minutes === null) return false;
-    const createdAt = row.get('created_at') as Date;
-    return now.getTime() - createdAt.getTime() > minutes * 60_000;
+    // The global lifetime lets a token live through its last millisecond: it ends just after.
+    const global = minutes === null ? null : new Date((row.get('created_at') as Date).getTime() + minutes * 60_000 + 1);
+    if (own === null || global === null) return own ?? global;
+    return own.getTime() <= global.getTime() ? own : global;
   }
 
   /** last_used_at at most once a minute per token, also across processes (the condition is in the UPDATE). */
@@ -230,7 +239,7 @@ export class AccessTokens {
    * the configured lifetime (Sanctum's sanctum:prune-expired); returns how many.
    */
   async pruneExpired(hours: number): Promise<number> {
-    const before = new Date(clock().now().getTime() - hours * 3_600_000);
+    const before = new Date(clock().reading() - hours * 3_600_000);
     const expired: WhereOptions[] = [{ expires_at: { [Op.lte]: before } }];
     const minutes = this.options.expirationMinutes;
     if (minutes !== null) expired.push({ created_at: { [Op.lte]: new Date(before.getTime() - minutes * 60_000) } });

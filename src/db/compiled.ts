@@ -10,7 +10,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
-import { versionCondition, type UpdateTime } from './row-version.js';
+import { versionCondition, versionParameter, type UpdateTime } from './row-version.js';
 import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
 import { connectionLost } from './unavailable.js';
 import { WriteBatches, type BatchedConnection, type PlainRow, type SqliteDatabase, type SqliteStatement } from './write-batches.js';
@@ -238,7 +238,7 @@ export class CompiledReads {
     const guarded = guard ? `:if:${guard.attribute}` : '';
     const sql = this.statement(`${read.model.name}:update:${shape}:${attributes.join(',')}${guarded}`, () => this.updateOf(read, attributes, guard?.attribute));
     const params = [...attributes.map((name) => values[name]), key];
-    if (guard) params.push(guard.version.updatedAt);
+    if (guard) params.push(versionParameter(guard.version.updatedAt));
     const [row] = await this.run(sql, params, 'write', transaction);
     return row ? nested(row) : null;
   }
@@ -335,7 +335,7 @@ export class CompiledReads {
     const table = this.generator.quoteTable(model.getTableName());
     const set = attributes.map((name, index) => `${this.quote(columnOf(model, name))} = ${this.placeholder(index + 1)}`);
     const conditions = [`${table}.${this.quote(columnOf(model, model.primaryKeyAttribute))} = ${this.placeholder(attributes.length + 1)}`];
-    if (versioned) conditions.push(versionCondition(this.sequelize.getDialect(), `${table}.${this.quote(columnOf(model, versioned))}`, this.placeholder(attributes.length + 2)));
+    if (versioned) conditions.push(versionCondition(`${table}.${this.quote(columnOf(model, versioned))}`, this.placeholder(attributes.length + 2)));
     return `UPDATE ${table} SET ${set.join(', ')} WHERE ${conditions.join(' AND ')} ${this.returning(read, table)}`;
   }
 

@@ -4,6 +4,7 @@ import { Sequelize, type Options } from 'sequelize';
 import { ConfigError, withoutPassword } from '../config.js';
 import { projectRoot } from '../paths.js';
 import { closeCompiledReads } from './compiled.js';
+import { teachDriversMicroseconds } from './instants.js';
 
 export type DatabaseTarget =
   | { dialect: 'sqlite'; storage: string }
@@ -79,6 +80,7 @@ export interface DatabaseLimits {
 
 export function openDatabase(url: string, limits: DatabaseLimits | null = null): Sequelize {
   const target = parseDatabaseUrl(url);
+  teachDriversMicroseconds();
   const common: Options = { logging: false, define: { underscored: true } };
   if (target.dialect === 'postgres') {
     const timeout = limits?.statementTimeoutMs;

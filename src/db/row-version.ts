@@ -7,12 +7,13 @@
  *
  * The version is the row's update time, which every accepted write moves on
  * (src/writes.ts; the clock never answers the same instant twice within a
- * process). A row with none to name (no update-time column, or reads that
+ * process, microseconds apart within one millisecond). A row with none to name (no update-time column, or reads that
  * hide it) is held instead: the check is made again inside the transaction
  * that holds the row, and the write made there (holdRow).
  */
 import { QueryTypes, type Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
+import { epochMicroseconds, instantAt, storedTimeText } from '../instant.js';
 import type { BoundResource } from '../registry.js';
 import { columnOf, quoteGenerator } from './sql-names.js';
 import { writeTransaction } from './write-transactions.js';
@@ -47,27 +48,34 @@ export class RowChanged extends Error {
 
 /**
  * The condition that `column` (quoted, with its table) still holds the
- * version bound at `placeholder`. SQLite compares the stored text as read.
- * PostgreSQL keeps microseconds, which a JavaScript Date read back has lost:
- * the column is compared at milliseconds, as read (the driver truncates, as
- * date_trunc does), so that a row nobody changed always matches.
+ * version bound at `placeholder` (as versionParameter binds it): the update
+ * time to the microsecond, as both databases keep it and the drivers read it
+ * (src/db/instants.ts).
  */
-export function versionCondition(dialect: string, column: string, placeholder: string): string {
-  return dialect === 'postgres' ? `date_trunc('milliseconds', ${column}) = ${placeholder}` : `${column} = ${placeholder}`;
+export function versionCondition(column: string, placeholder: string): string {
+  return `${column} = ${placeholder}`;
+}
+
+/**
+ * A version as a statement binds it: SQLite's text as read, a time read from
+ * PostgreSQL as its text (pg would send a Date without its microseconds).
+ */
+export function versionParameter(updatedAt: unknown): unknown {
+  return updatedAt instanceof Date ? storedTimeText(updatedAt) : updatedAt;
 }
 
 /**
  * The update time a write under `expected` sets: the clock's `now`, unless
- * that is not later than the version read (another process's clock, or the
- * same millisecond): a write must move the version on, or a second writer
- * naming the old one would still find it.
+ * that is not later than the version read (another process's clock): a
+ * write must move the version on, or a second writer naming the old one
+ * would still find it.
  */
 export function nextVersionTime(resource: BoundResource, now: Date, expected: UpdateTime): Date {
   const updated = resource.timestamps.updated;
   const field = updated ? resource.declaration.fields[updated] : undefined;
   const read = fromStored(field, expected.updatedAt, resource.model.sequelize?.getDialect() === 'sqlite');
-  if (!(read instanceof Date) || Number.isNaN(read.getTime()) || now.getTime() > read.getTime()) return now;
-  return new Date(read.getTime() + 1);
+  if (!(read instanceof Date) || Number.isNaN(read.getTime()) || epochMicroseconds(now) > epochMicroseconds(read)) return now;
+  return instantAt(epochMicroseconds(read) + 1);
 }
 
 /**
@@ -83,9 +91,9 @@ export async function claimVersion(resource: BoundResource, key: unknown, from: 
   const generator = quoteGenerator(sequelize);
   const column = (attribute: string): string => generator.quoteIdentifier(columnOf(model, attribute));
   const keyColumn = column(model.primaryKeyAttribute);
-  const condition = versionCondition(sequelize.getDialect(), column(updated), '$3');
+  const condition = versionCondition(column(updated), '$3');
   const sql = `UPDATE ${generator.quoteTable(model.getTableName())} SET ${column(updated)} = $1 WHERE ${keyColumn} = $2 AND ${condition} RETURNING ${keyColumn}`;
-  const found = await sequelize.query(sql, { bind: [to, key, from], transaction, type: QueryTypes.SELECT });
+  const found = await sequelize.query(sql, { bind: [versionParameter(to), key, versionParameter(from)], transaction, type: QueryTypes.SELECT });
   if (found.length === 0) throw new RowChanged(declaration.name);
 }
 

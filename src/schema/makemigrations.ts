@@ -62,7 +62,7 @@ function automaticName(operations: readonly Operation[]): string {
     if (only.op === 'addColumn') return `${only.table}_${only.column}`;
     if (only.op === 'removeColumn') return `remove_${only.table}_${only.column}`;
   }
-  const now = clock().now().toISOString();
+  const now = new Date(clock().reading()).toISOString();
   return `auto_${now.slice(0, 10).replace(/-/g, '')}_${now.slice(11, 16).replace(':', '')}`;
 }
 

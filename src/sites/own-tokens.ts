@@ -70,7 +70,13 @@ function tokenSchemas({ site, serializer, example }: OwnTokens): { listed: JsonS
   };
 }
 
-/** `POST /tokens`: the options read, the abilities no more than the caller holds, the secret in the answer. */
+/** The earlier of two ends; null is never. */
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (a === null || b === null) return a ?? b;
+  return a.getTime() <= b.getTime() ? a : b;
+}
+
+/** `POST /tokens`: the options read, the abilities and lifetime no more than the caller's token holds, the secret in the answer. */
 async function makeToken(own: OwnTokens, ctx: RequestContext): Promise<SiteResponse> {
   const user = userOf(ctx);
   const data = await requestData(ctx.req, own.services.bodyLimit);
@@ -80,7 +86,8 @@ async function makeToken(own: OwnTokens, ctx: RequestContext): Promise<SiteRespo
   const held = ctx.token?.abilities ?? DEFAULT_ABILITIES;
   const abilities = options.abilities ?? [...held];
   if (!abilities.every((ability) => can(held, ability))) throw new ApiError('missing_ability');
-  const expiresAt = expiryOf(options.expiresIn, own.services.config.tokenMaxExpirationMinutes);
+  // Nor does it outlive its maker: a token that ends in a minute cannot make one that never ends.
+  const expiresAt = earliest(expiryOf(options.expiresIn, own.services.config.tokenMaxExpirationMinutes), ctx.token?.expiresAt ?? null);
   const { plainText, row } = await own.services.tokens.create(user, { name: options.name, abilities, expiresAt });
   return { status: 201, data: { ...shown(own, row), token: plainText } };
 }

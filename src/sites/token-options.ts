@@ -175,5 +175,5 @@ export class TokenOptionsReader {
  */
 export function expiryOf(expiresIn: number | undefined, maxMinutes: number | null): Date | null {
   const minutes = expiresIn === undefined ? maxMinutes : Math.min(expiresIn, maxMinutes ?? expiresIn);
-  return minutes === null ? null : new Date(clock().now().getTime() + minutes * 60_000);
+  return minutes === null ? null : new Date(clock().reading() + minutes * 60_000);
 }

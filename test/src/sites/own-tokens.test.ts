@@ -240,12 +240,52 @@ describe('own tokens under TOKEN_MAX_EXPIRATION_MINUTES', () => {
   }, { TOKEN_MAX_EXPIRATION_MINUTES: '120' });
 
   test('a new token\'s expires_in is cut to the longest lifetime, which a token asking none gets too', async () => {
-    const mine = await loginToken(t, 'alice', { expires_in: 60 });
+    const mine = await loginToken(t, 'alice');
     for (const [body, minutes] of [[{ name: 'long', expires_in: 10_000 }, 120], [{ name: 'short', expires_in: 5 }, 5], [{ name: 'none' }, 120]] as const) {
       const res = await t.http.post('/api/tokens').set(bearer(mine)).send(body);
       expect(res.status).toBe(201);
       expect(Math.round((Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)) / MINUTE)).toBe(minutes);
     }
+  });
+});
+
+describe('a token made by a token', () => {
+  const t = useTestApp(async (t) => {
+    await t.createUser('alice');
+  }, { TOKEN_EXPIRATION_MINUTES: '600' });
+  const time = manualClock();
+  beforeEach(() => time.install());
+  afterEach(() => time.restore());
+
+  const expiresAt = async (maker: string, body: Record<string, unknown>): Promise<string> => {
+    const res = await t.http.post('/api/tokens').set(bearer(maker)).send(body);
+    expect(res.status).toBe(201);
+    return res.body.expires_at as string;
+  };
+
+  test('ends when its maker ends, whatever it asks, and may end sooner', async () => {
+    const maker = await loginToken(t, 'alice', { expires_in: 10 });
+    const listed = await t.http.get('/api/tokens').set(bearer(maker));
+    const makersEnd = Date.parse(listed.body.tokens[0].expires_at as string);
+    time.advance(MINUTE);
+    expect(Date.parse(await expiresAt(maker, { name: 'forever' }))).toBe(makersEnd);
+    expect(Date.parse(await expiresAt(maker, { name: 'years', expires_in: 10_000_000 }))).toBe(makersEnd);
+    expect(Date.parse(await expiresAt(maker, { name: 'sooner', expires_in: 2 }))).toBe(time.now() + 2 * MINUTE);
+  });
+
+  test("made by a token under the global lifetime, ends when its maker's lifetime does", async () => {
+    const maker = await loginToken(t, 'alice');
+    const made = time.now();
+    time.advance(5 * MINUTE);
+    // TOKEN_EXPIRATION_MINUTES counts from each token's created_at: the new one's own end may come no later than its maker's.
+    expect(Date.parse(await expiresAt(maker, { name: 'later' }))).toBeLessThanOrEqual(made + 600 * MINUTE + 1);
+  });
+
+  test('made by a browser session, ends only as TOKEN_MAX_EXPIRATION_MINUTES and expires_in say', async () => {
+    const { agent, csrf } = await browser(t, 'alice');
+    const res = await agent.post('/api/tokens').set('X-CSRFToken', csrf).set('Accept', JSON_TYPE).send({ name: 'from the browser' });
+    expect(res.status).toBe(201);
+    expect(res.body.expires_at).toBeNull();
   });
 });
 

@@ -82,9 +82,9 @@ describe('which ability an action needs', () => {
 
   test('only a request with a token can lack an ability; * grants every one', () => {
     expect(() => checkAbility({ token: null }, 'comments:write')).not.toThrow();
-    expect(() => checkAbility({ token: { id: 1, name: 'n', abilities: ['*'] } }, 'comments:write')).not.toThrow();
-    expect(() => checkAbility({ token: { id: 1, name: 'n', abilities: ['comments:read'] } }, 'comments:write')).toThrow(ApiError);
-    expect(() => checkAbility({ token: { id: 1, name: 'n', abilities: [] } }, null)).not.toThrow();
+    expect(() => checkAbility({ token: { id: 1, name: 'n', abilities: ['*'], expiresAt: null } }, 'comments:write')).not.toThrow();
+    expect(() => checkAbility({ token: { id: 1, name: 'n', abilities: ['comments:read'], expiresAt: null } }, 'comments:write')).toThrow(ApiError);
+    expect(() => checkAbility({ token: { id: 1, name: 'n', abilities: [], expiresAt: null } }, null)).not.toThrow();
   });
 
   test('stored abilities that are no list of strings grant nothing', () => {
