@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultAllowedHosts, SECRET_KEY_MIN_LENGTH, secretKeyIsWeak, type Config } from './config.js';
+import { defaultAllowedHosts, SECRET_KEY_MIN_LENGTH, secretKeyIsWeak, servingProcesses, type Config } from './config.js';
 import { LANGUAGES } from './i18n.js';
 import { localesDir as frameworkLocalesDir, type ApplicationPaths } from './paths.js';
 import type { ResourceDeclaration } from './resource.js';
@@ -143,7 +143,10 @@ export function deploymentChecks(config: Config): CheckMessage[] {
   }
   const plain = Array.isArray(config.corsAllowedOrigins) ? config.corsAllowedOrigins.filter((origin) => origin.startsWith('http://')) : [];
   if (plain.length > 0) found.push(finding('security.W004', 'plain_cors_origins', { origins: plain.join(', ') }));
-  if (config.webConcurrency > 1 && config.redisUrl === undefined) found.push(finding('throttling.W001', 'limits_per_process', { workers: config.webConcurrency }));
+  const processes = servingProcesses(config);
+  if (processes > 1 && config.redisUrl === undefined) {
+    found.push(finding('throttling.W001', 'limits_per_process', { processes, machines: config.siteMachines, workers: config.webConcurrency }));
+  }
   if (config.databaseUrl === 'sqlite::memory:') found.push(finding('database.E001', 'memory_database'));
   return found;
 }

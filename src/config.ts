@@ -50,6 +50,8 @@ export interface Config {
   /** Requests per client (user, or address when anonymous) on the API sites; null (default): unlimited. */
   apiRateLimit: Rate | null;
   webConcurrency: number;
+  /** How many machines serve the site behind its load balancer, each with WEB_CONCURRENCY processes (1: this one alone). */
+  siteMachines: number;
   /** Seconds a password that opened an account over HTTP Basic is trusted without hashing again; 0: hash every request. */
   basicAuthCacheSeconds: number;
   /** PBKDF2 iterations of new password hashes (Django's 600,000 unless a test lowers it). */
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginRateAddress: rate(env, 'LOGIN_RATE_ADDRESS', '100/hour'),
     apiRateLimit: rate(env, 'API_RATE_LIMIT', null),
     webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
+    siteMachines: integer(env, 'SITE_MACHINES', 1, 1, 10_000),
     basicAuthCacheSeconds: integer(env, 'BASIC_AUTH_CACHE_SECONDS', 300, 0, 86_400),
     passwordIterations: integer(env, 'PASSWORD_HASH_ITERATIONS', 600_000, 1_000, 10_000_000),
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024, 104_857_600),
@@ -321,6 +324,11 @@ export function loadConfig(env: Env = process.env): Config {
     databaseTimeout: integer(env, 'DATABASE_TIMEOUT_SECONDS', 30, 1, 3_600),
     logLevel: logLevel(env),
   };
+}
+
+/** Every process that serves the site: WEB_CONCURRENCY on each of SITE_MACHINES machines. */
+export function servingProcesses(config: Pick<Config, 'webConcurrency' | 'siteMachines'>): number {
+  return config.webConcurrency * config.siteMachines;
 }
 
 /** Django's check of a production SECRET_KEY (security.W009): long enough, and not one character repeated. */

@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { adminPreload } from './admin/mount.js';
 import { importAdminServerOnly } from './admin/server-imports.js';
-import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, seedsDemoData, type Config } from './config.js';
+import { checkServerConfig, ConfigError, describeConfigError, loadConfig, loadDotEnv, seedsDemoData, servingProcesses, type Config } from './config.js';
 import type { Translate } from './i18n.js';
 import { runPrimary } from './cluster.js';
 import { applicationAt } from './paths.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import type { SeedOutcome } from './db/seeder.js';
 import type { Services } from './services.js';
 import { exitOnSignal, gracefulClose, SHUTDOWN_GRACE_MS, WORKER_SHUTDOWN_GRACE_MS } from './shutdown.js';
@@ -220,6 +220,16 @@ function prepareInChild(): Promise<number> {
   });
 }
 
+/** Without Redis each process counts on its own: a site served by several (workers, machines) allows as many times the limits. */
+function warnOfSeparateCounters(config: Config, logger: Logger): void {
+  const processes = servingProcesses(config);
+  if (processes === 1 || config.redisUrl) return;
+  logger.warn(
+    { processes, machines: config.siteMachines, workers: config.webConcurrency },
+    'no REDIS_URL: each process counts login failures and rate limits on its own, so the limits are multiplied by the processes that serve the site',
+  );
+}
+
 /**
  * WEB_CONCURRENCY=1: this process serves. More: this process is the primary,
  * which stays small (it imports neither the application nor the database
@@ -234,13 +244,14 @@ async function main(): Promise<void> {
     const status = await prepareInChild();
     if (status !== 0) process.exit(status);
     const logger = createLogger(config.logLevel);
-    if (!config.redisUrl) logger.warn({ workers: config.webConcurrency }, 'no REDIS_URL: each worker counts login failures on its own, so the limits are multiplied by the workers');
+    warnOfSeparateCounters(config, logger);
     runPrimary({ workers: config.webConcurrency, logger });
     return;
   }
   const running = await startServer(config, { prepareDatabase: cluster.isPrimary, preloadAdmin }).catch((error: unknown) => startFailed(config, error));
   await printDemo(running.demo);
   running.services.logger.info({ url: running.url }, `serving on ${running.url}`);
+  if (cluster.isPrimary) warnOfSeparateCounters(config, running.services.logger);
   exitOnSignal(running.services.logger, () => running.close(), cluster.isPrimary ? SHUTDOWN_GRACE_MS : WORKER_SHUTDOWN_GRACE_MS);
 }
 

@@ -205,3 +205,23 @@ export default defineResource({
     expect(await started.exited).toBe(0);
   });
 });
+
+describe('a process that is one of several machines serving the site', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-machines-'));
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
+  });
+
+  test('warns at start, without Redis, that each machine counts login failures on its own', async () => {
+    const started = await startServerProcess({ ...PRODUCTION_ENV, DATABASE_URL: database.url, SITE_MACHINES: '3' });
+    const warning = await started.waitForLog((line) => line.msg.startsWith('no REDIS_URL'));
+    expect(warning).toMatchObject({ level: 40, processes: 3, machines: 3, workers: 1 });
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+  });
+});

@@ -54,6 +54,15 @@ describe('npm run manage -- check, on the applications of this checkout', () => 
     expect((await check(['--deploy', '--fail-level', 'warning'], unset)).status).toBe(1);
   });
 
+  test('--deploy warns that login limits multiply when several machines serve the site without Redis, one process each', async () => {
+    const run = await check(['--deploy'], { ...DEPLOYED, SITE_MACHINES: '3' });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('(throttling.W001) 3 processes serve the site (SITE_MACHINES=3 × WEB_CONCURRENCY=1) without REDIS_URL');
+    const workers = await check(['--deploy'], { ...DEPLOYED, SITE_MACHINES: '2', WEB_CONCURRENCY: '4' });
+    expect(workers.stderr).toContain('(throttling.W001) 8 processes serve the site (SITE_MACHINES=2 × WEB_CONCURRENCY=4)');
+    expect((await check(['--deploy'], { ...DEPLOYED, SITE_MACHINES: '3', REDIS_URL: 'redis://cache.example.com:6379' })).stdout).toBe('System check identified no issues.\n');
+  });
+
   test('the messages are Japanese for LANG=ja', async () => {
     const run = await check(['--deploy'], { ...DEPLOYED, SECRET_KEY: '', LANG: 'ja_JP.UTF-8' });
     expect(run.stderr).toContain('(security.E001) SECRET_KEY が設定されていません。');
