@@ -25,22 +25,22 @@ describe('time on a busy process', () => {
     for (let i = 0; i < count; i += 1) expect((await t.http.get('/api/user').set(auth)).status).toBe(200);
   };
 
-  test("a comment written after hundreds of reads in one millisecond is stamped in that millisecond", async () => {
+  test('a comment written after a hundred reads in one millisecond is stamped in that millisecond', async () => {
     const auth = await login();
-    await busyReads(auth, 300);
+    await busyReads(auth, 100);
     const created = await t.http.post('/api/comments').set(auth).send({ title: 'after the rush', body: 'text' });
     expect(created.status).toBe(201);
     expect(created.body.comment.updated_at.slice(0, 23)).toBe(new Date(time.now()).toISOString().slice(0, 23));
-  });
+  }, 60_000);
 
-  test('a one-minute token read hundreds of times is still let in until its minute is over', async () => {
+  test('a one-minute token read a hundred times in its last 50 ms is still let in until its minute is over', async () => {
     const auth = await login({ expires_in: 1 });
-    time.advance(59_900);
-    await busyReads(auth, 300);
+    time.advance(59_950);
+    await busyReads(auth, 100);
     expect((await t.http.get('/api/user').set(auth)).status).toBe(200);
-    time.advance(100);
+    time.advance(50);
     expect((await t.http.get('/api/user').set(auth)).status).toBe(401);
-  });
+  }, 60_000);
 
   test('writes within one millisecond keep their order, microseconds apart, newest first', async () => {
     const auth = await login();
@@ -83,5 +83,20 @@ describe('time on a busy process', () => {
     expect(current.headers.etag).toBe(second.headers.etag);
     expect((await t.http.patch(`/api/comments/${id}`).set(auth).set('If-Match', first.headers.etag as string).send({ title: 'stale' })).status).toBe(412);
     expect((await t.http.patch(`/api/comments/${id}`).set(auth).set('If-Match', current.headers.etag as string).send({ title: 'v4' })).status).toBe(200);
+  });
+
+  test('a filter by the time a list shows finds the rows of that microsecond, on either side of it', async () => {
+    const auth = await login();
+    for (const title of ['x', 'y', 'z']) expect((await t.http.post('/api/comments').set(auth).send({ title, body: 'filtered' })).status).toBe(201);
+    const shown = (await t.http.get('/comments/?page_size=3').auth('alice', 'alice-password')).body.results as { id: number; updated_at: string }[];
+    const [newest, middle, oldest] = shown as [{ id: number; updated_at: string }, { id: number; updated_at: string }, { id: number; updated_at: string }];
+    const ids = async (query: string): Promise<number[]> => {
+      const res = await t.http.get(`/comments/?page_size=5&${query}`).auth('alice', 'alice-password');
+      expect(res.status).toBe(200);
+      return (res.body.results as { id: number }[]).map((row) => row.id).filter((id) => [newest.id, middle.id, oldest.id].includes(id));
+    };
+    expect(await ids(`updated_at__gte=${encodeURIComponent(middle.updated_at)}`)).toEqual([newest.id, middle.id]);
+    expect(await ids(`updated_at__gt=${encodeURIComponent(middle.updated_at)}`)).toEqual([newest.id]);
+    expect(await ids(`updated_at__lte=${encodeURIComponent(middle.updated_at)}`)).toEqual([middle.id, oldest.id]);
   });
 });
