@@ -1,8 +1,11 @@
 /**
  * The contracts every policy shares: the request context a request's handling
  * fills in, the site (one API style), the renderer and the authenticator.
- * Policies import these from here, never from each other; this module holds
- * only types (and the ItemStream marker class) and imports no policy code.
+ * This module holds only types (and the ItemStream marker class): it names
+ * the types of the policies it joins (the user, the token, a page, a query
+ * dialect, a throttle) by type imports, and runs none of their code. Those
+ * type imports are circles with the policies that import these contracts
+ * back (madge counts them); shared types are to move below both.
  */
 import type { Request, Response } from 'express';
 import type { AuthUser } from './auth/accounts.js';

@@ -67,6 +67,3 @@ export function applicationAt(root: string): ApplicationPaths {
 const mainApplication = applicationAt('.');
 export const resourcesDir = mainApplication.resources;
 export const migrationsDir = mainApplication.migrations;
-/** Seeders run as code (compiled under dist/); the data files they load stay in the checkout. */
-export const seedersDir = mainApplication.seeders;
-export const seedDataDir = mainApplication.seedData;

@@ -1,7 +1,7 @@
 /**
- * Mounts the admin without importing AdminJS up front: loading it takes about
- * a second and a half of CPU and 50 to 130 MB of memory, which neither the API
- * nor a test of another site should pay for. The import holds the event loop
+ * Mounts the admin without importing AdminJS up front: loading it takes CPU
+ * and memory (measured in docs/performance.md, "Resident memory"), which
+ * neither the API nor a test of another site should pay for. The import holds the event loop
  * for up to about half a second, once per process: the server starts it just
  * after it listens when ADMIN_PRELOAD is on (the default in production), so
  * that no admin request waits for it; otherwise the first admin request of a

@@ -101,7 +101,3 @@ export function writeDraft(dir: string, draft: MigrationDraft): string {
   return file;
 }
 
-/** The snapshot of what the migrations build now, for an application adopting `makemigrations`. */
-export function writeSnapshot(dir: string, schema: Schema): void {
-  writeFileSync(snapshotPath(dir), `${JSON.stringify(sortedSchema(schema), null, 2)}\n`);
-}
