@@ -1,15 +1,21 @@
+/**
+ * Who may do what, as Django REST Framework's permissions: a question on the
+ * request, then one on the row. What a superuser owns is the one rule of
+ * ownership.ts, asked here as in the admin.
+ */
 import { ApiError } from './errors.js';
 import type { RequestContext } from './contracts.js';
+import { mayChange } from './ownership.js';
 import type { BoundResource, StoredRecord } from './registry.js';
 import type { ActionName } from './resource.js';
 
 /** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (its name). */
 export type PermissionAction = ActionName | 'metadata' | (string & Record<never, never>);
 
-/** As Django REST Framework's BasePermission: a request-level and an object-level question. */
+/** As Django REST Framework's BasePermission: a request-level and an object-level question (which may read other rows). */
 export interface Permission {
   hasPermission?(ctx: RequestContext, action: PermissionAction | null): boolean;
-  hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: StoredRecord, resource: BoundResource): boolean;
+  hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: StoredRecord, resource: BoundResource): boolean | Promise<boolean>;
 }
 
 const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'current', 'metadata']);
@@ -18,15 +24,19 @@ export const isAuthenticated: Permission = {
   hasPermission: (ctx) => ctx.user !== null,
 };
 
-/** Anyone may read; only the row's owner, staff or a superuser may change or delete it. */
+/**
+ * Anyone may read; only the row's owner, staff or a superuser may change or
+ * delete it (a custom action is a change), and staff who are not superusers
+ * not what a superuser owns (ownership.ts).
+ */
 export const isOwnerOrStaff: Permission = {
-  hasObjectPermission(ctx, action, row, resource) {
+  async hasObjectPermission(ctx, action, row, resource) {
     if (SAFE_ACTIONS.has(action)) return true;
     const user = ctx.user;
     if (!user) return false;
-    if (user.isStaff || user.isSuperuser) return true;
     const ownerField = resource.declaration.ownerField;
-    return ownerField !== undefined && row.get(ownerField) === user.id;
+    if (ownerField !== undefined && row.get(ownerField) === user.id) return true;
+    return (user.isStaff || user.isSuperuser) && (await mayChange(user, resource, row));
   },
 };
 
@@ -44,14 +54,14 @@ export function checkPermissions(
   }
 }
 
-export function checkObjectPermissions(
+export async function checkObjectPermissions(
   ctx: RequestContext,
   permissions: readonly Permission[],
   action: PermissionAction,
   row: StoredRecord,
   resource: BoundResource,
-): void {
+): Promise<void> {
   for (const permission of permissions) {
-    if (permission.hasObjectPermission && !permission.hasObjectPermission(ctx, action, row, resource)) deny(ctx);
+    if (permission.hasObjectPermission && !(await permission.hasObjectPermission(ctx, action, row, resource))) deny(ctx);
   }
 }

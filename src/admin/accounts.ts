@@ -1,6 +1,7 @@
 import './env.js';
 import type { BaseProperty } from 'adminjs';
 import type { Accounts } from '../auth/accounts.js';
+import { mayChangeWhatBelongsTo, SUPERUSER_FIELD } from '../ownership.js';
 import type { AdminPolicy, Refusals, WriteContext } from './resource.js';
 import { VirtualProperty } from './records.js';
 import type { StaffMember } from './staff.js';
@@ -8,12 +9,14 @@ import type { StaffMember } from './staff.js';
 /** The form field that sets a new password; the stored hash itself is never a property. */
 export const PASSWORD_PROPERTY = 'password';
 /** Only superusers change these, on anyone. */
-const PRIVILEGES = ['is_staff', 'is_superuser'] as const;
+const PRIVILEGES = ['is_staff', SUPERUSER_FIELD] as const;
 
 /**
  * The account model in the admin, as Django's UserAdmin: a password typed in
  * clear and stored with the product's hasher (left empty on edit, the old one
  * stays), and privileges checked here, on the server, whatever the page hid.
+ * A superuser's account is a superuser's to change: DeclaredResource refuses
+ * it whole (ownership.ts), before this policy sees the form.
  */
 export class AccountPolicy implements AdminPolicy {
   constructor(private readonly accounts: Accounts) {}
@@ -45,11 +48,6 @@ export class AccountPolicy implements AdminPolicy {
     const refusals: Refusals = {};
     const current = (name: string): boolean => Boolean(row?.get(name) ?? false);
     if (!staff.isSuperuser) {
-      if (row && current('is_superuser')) {
-        // A staff member may not touch a superuser's account at all.
-        for (const name of Object.keys(values)) refusals[name] = 'accounts.superuser_only';
-        if (Object.keys(values).length === 0) refusals.is_superuser = 'accounts.superuser_only';
-      }
       for (const name of PRIVILEGES) {
         if (name in values && Boolean(values[name]) !== current(name)) refusals[name] = 'accounts.privilege_change';
       }
@@ -62,17 +60,11 @@ export class AccountPolicy implements AdminPolicy {
   }
 
   refuseDelete({ staff, row }: WriteContext): string | null {
-    return row ? deleteRefusal(staff, (field) => row.get(field)) : null;
+    return row && String(row.get('id')) === staff.id ? 'accounts.own_delete' : null;
   }
 
   offers(action: 'edit' | 'delete', staff: StaffMember, value: (field: string) => unknown): boolean {
-    if (action === 'delete') return deleteRefusal(staff, value) === null;
-    return staff.isSuperuser || !value('is_superuser');
+    if (action === 'delete' && String(value('id')) === staff.id) return false;
+    return mayChangeWhatBelongsTo(staff, Boolean(value(SUPERUSER_FIELD)));
   }
-}
-
-function deleteRefusal(staff: StaffMember, value: (field: string) => unknown): string | null {
-  if (String(value('id')) === staff.id) return 'accounts.own_delete';
-  if (value('is_superuser') && !staff.isSuperuser) return 'accounts.superuser_only';
-  return null;
 }

@@ -3,6 +3,7 @@
  * what changed. Written by DeclaredResource inside each write's transaction
  * (a bulk delete is one delete per row there, all in one transaction, so one
  * entry per row), into the framework's own table (db/audit-table.ts).
+ * An edit that changed no value leaves no entry.
  * Secrets never reach it: a hidden field of the declaration (a password
  * hash, a remember token, a token's hash) is logged as "changed" on an edit
  * and as a mask on a create or a delete, never by its value; a typed
@@ -74,6 +75,15 @@ export function auditChanges(write: AuditedWrite): Record<string, AuditChange> {
   return changes;
 }
 
+/**
+ * Whether an edit's changes hold more than its update time: every save
+ * moves that (Django's auto_now), so alone it says nothing was changed, and
+ * such an edit leaves no entry.
+ */
+function changedAnything(bound: BoundResource, changes: Readonly<Record<string, AuditChange>>): boolean {
+  return Object.keys(changes).some((name) => name !== bound.timestamps.updated);
+}
+
 /** The audit log's model, defined once per database. */
 export function auditModel(sequelize: Sequelize): RowModel {
   if (sequelize.isDefined(MODEL_NAME)) return sequelize.model(MODEL_NAME) as RowModel;
@@ -99,6 +109,8 @@ export class AuditLog implements AuditTrail {
   constructor(readonly model: RowModel) {}
 
   async record(write: AuditedWrite, transaction: Transaction): Promise<void> {
+    const changes = auditChanges(write);
+    if (write.action === 'edit' && !changedAnything(write.bound, changes)) return;
     const entry = {
       created_at: clock().now(),
       account_id: Number(write.staff.id),
@@ -107,7 +119,7 @@ export class AuditLog implements AuditTrail {
       resource: write.bound.declaration.table,
       record_id: write.id,
       record_title: write.title.slice(0, MAX_TITLE),
-      changes: JSON.stringify(auditChanges(write), null, 2),
+      changes: JSON.stringify(changes, null, 2),
     };
     await this.model.create(entry, { transaction });
   }

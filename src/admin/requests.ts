@@ -1,6 +1,7 @@
 import './env.js';
 import AdminJS, { NotFoundError, ValidationError as AdminValidationError, type PropertyErrors } from 'adminjs';
 import { translator, type Language } from '../i18n.js';
+import type { FieldDeclaration } from '../resource.js';
 import { parseBoolean } from '../serializers.js';
 import { DeclaredResource } from './resource.js';
 
@@ -44,9 +45,34 @@ function isCalendarDate(text: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === match[0];
 }
 
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/**
+ * A body's value as AdminJS's own form would send it, under its name (or a
+ * list's items under `name.0`, `name.1`, …): text as it is, a JSON number or
+ * boolean as its text, null as the form's null marker, a JSON field's object
+ * or list as its JSON text, a many-to-many's list as its items. Undefined for
+ * a value no form sends (an object for a text field, say): the caller refuses it.
+ */
+function formFields(name: string, field: FieldDeclaration | undefined, value: unknown): Record<string, string> | undefined {
+  if (isScalar(value)) return { [name]: String(value) };
+  if (value === null) return { [name]: FORM_VALUE_NULL };
+  if (field?.kind === 'json') return { [name]: JSON.stringify(value) };
+  if (field?.kind === 'manyToMany' && Array.isArray(value) && value.every(isScalar)) {
+    if (value.length === 0) return { [name]: FORM_VALUE_EMPTY_ARRAY };
+    return Object.fromEntries(value.map((item, index) => [`${name}.${index}`, String(item)]));
+  }
+  return undefined;
+}
+
 /**
  * The form's text as AdminJS must see it so that its own conversions keep
  * the meaning the APIs give it:
+ * - A JSON body's values become the text the form would send (formFields):
+ *   `true` means what 'true' means, never nothing; a value no form could
+ *   send is refused, where it used to be dropped and the rest saved.
  * - AdminJS turns any value of a boolean field but 'false' and '' into true;
  *   the spellings the APIs accept ('0', 'off', 'no', …) keep their meaning
  *   and anything else is refused before AdminJS sees it.
@@ -60,16 +86,20 @@ function isCalendarDate(text: string): boolean {
 export function normalizeForm(
   admin: AdminJS,
   resourceId: string | undefined,
-  payload: Record<string, string>,
+  payload: Readonly<Record<string, unknown>>,
   language: Language,
 ): Record<string, string> {
-  if (resourceId === undefined) return payload;
-  const resource = admin.findResource(resourceId);
-  if (!(resource instanceof DeclaredResource)) return payload;
+  const found = resourceId === undefined ? undefined : admin.findResource(resourceId);
+  const fields = found instanceof DeclaredResource ? found.bound.declaration.fields : {};
   const errors: PropertyErrors = {};
-  const result = { ...payload };
-  for (const [name, field] of Object.entries(resource.bound.declaration.fields)) {
-    const raw = payload[name];
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(payload)) {
+    const text = formFields(name, Object.hasOwn(fields, name) ? fields[name] : undefined, value);
+    if (text) Object.assign(result, text);
+    else errors[name] = { message: translator(language, ['admin'])('errors.not_form_value') };
+  }
+  for (const [name, field] of Object.entries(fields)) {
+    const raw = result[name];
     if (raw === undefined || raw === FORM_VALUE_NULL || raw === FORM_VALUE_EMPTY_ARRAY) continue;
     if (field.kind === 'boolean' && raw !== '') {
       const value = parseBoolean(raw);

@@ -22,6 +22,7 @@ import { Serializer } from '../serializers.js';
 import { utcTimestamp } from '../timestamps.js';
 import { parsePk } from '../pk.js';
 import { RowWriter } from '../writes.js';
+import { accountField, mayChange, SUPERUSER_FIELD } from '../ownership.js';
 import { staffOf, type StaffMember } from './staff.js';
 import { adminParams, changedFields, DeclaredProperty, DeclaredRecord, FORBIDDEN, isAdminWritable, rowVersion, VERSION_PARAM, withoutHidden } from './records.js';
 import { boundedInteger, listWhere, MAX_PER_PAGE, searchWhere, type QueryDialect } from './queries.js';
@@ -78,7 +79,7 @@ export class DeclaredResource extends SequelizeResource {
   /** `userOf`: the account a staff member writes as, which the declaration's hooks see; null if it is gone. */
   constructor(
     readonly bound: BoundResource,
-    private readonly targets: (name: string) => BoundResource,
+    targets: (name: string) => BoundResource,
     private readonly policy: AdminPolicy | null,
     private readonly userOf: (staff: StaffMember) => Promise<AuthUser | null>,
     private readonly audit: AuditTrail | null = null,
@@ -340,23 +341,16 @@ export class DeclaredResource extends SequelizeResource {
   }
 
   /**
-   * What belongs to a superuser (a row whose owner, or whose token's user,
-   * is one) is theirs to change, as their account is: staff who are not
-   * superusers may neither edit nor delete it. The refusal names the owner
-   * field: AdminJS counts an edit with no field error as saved.
+   * Staff who are not superusers neither edit nor delete what belongs to a
+   * superuser (ownership.ts: the same rule as the APIs'). The refusal names
+   * the field that makes the row a superuser's (AdminJS counts an edit with
+   * no field error as saved), as the whole row's error.
    */
   private async refuseSuperusersRow(staff: StaffMember, row: Row): Promise<void> {
-    if (staff.isSuperuser) return;
-    const { ownerField, tokenModel, fields } = this.bound.declaration;
-    const owner = ownerField ?? tokenModel?.userField;
-    const field = owner ? fields[owner] : undefined;
-    const ownerId = owner ? row.get(owner) : null;
-    if (!owner || field?.kind !== 'reference' || ownerId === null || ownerId === undefined) return;
-    const account = await this.targets(field.to).model.findByPk(ownerId as number);
-    if (account?.get('is_superuser')) {
-      const refusal = { message: t(staff)('admin:accounts.superuser_owned'), type: FORBIDDEN };
-      throw new AdminValidationError({ [owner]: refusal }, refusal);
-    }
+    if (await mayChange(staff, this.bound, row)) return;
+    const account = this.bound.declaration.userModel !== undefined;
+    const refusal = { message: t(staff)(account ? 'admin:accounts.superuser_only' : 'admin:accounts.superuser_owned'), type: FORBIDDEN };
+    throw new AdminValidationError({ [accountField(this.bound) ?? SUPERUSER_FIELD]: refusal }, refusal);
   }
 
   /** The conflict warning unless the row's params (`current`, null if gone) are still at the version the form was opened with. */

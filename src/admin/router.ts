@@ -14,7 +14,8 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { translator, type Language } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
-import { requestData } from '../parsers.js';
+import { bodyText, requestData } from '../parsers.js';
+import { typeName } from '../cleaning.js';
 import { allowInlineScripts } from '../middleware/security.js';
 import { BUNDLE_FILE } from './env.js';
 import { assertKnownAction, normalizeForm, type RouteTarget } from './requests.js';
@@ -53,12 +54,19 @@ interface StaffLocals {
   staff?: StaffMember;
 }
 
-/** Only flat string values under safe keys; anything else is not a form field AdminJS knows. */
-function safeFields(data: unknown): Record<string, string> {
-  const fields: Record<string, string> = {};
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return fields;
+/**
+ * The body's fields under safe keys, their values as sent (normalizeForm
+ * makes them the form's text). A JSON body that is no object of fields is
+ * refused: taken as no field at all, an edit of nothing would be "saved".
+ */
+function safeFields(data: unknown): Record<string, unknown> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    const message = translator(currentLanguage(), ['common'])('validation.invalid_data', { datatype: typeName(data) });
+    throw new AdminValidationError({}, { message });
+  }
+  const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (typeof value === 'string' && !POLLUTING.test(key)) fields[key] = value;
+    if (!POLLUTING.test(key)) fields[key] = value;
   }
   return fields;
 }
@@ -174,12 +182,12 @@ export function adminRouter(options: AdminRouterOptions): Router {
   router.post('/login', async (req, res, next) => {
     try {
       if (!sameOrigin(req)) throw new ForbiddenError('cross-site login');
-      const fields = safeFields(await requestData(req, config.bodyLimit));
-      const identifier = (fields.email ?? '').trim();
+      const data = await requestData(req, config.bodyLimit);
+      const identifier = bodyText(data, 'email').trim();
       let row: Row | null;
       try {
         // One refusal for every failure, after the same single password check; a non-staff account is a failure.
-        row = await strategies.check('admin', req, res, { identifier, password: fields.password ?? '' });
+        row = await strategies.check('admin', req, res, { identifier, password: bodyText(data, 'password') });
       } catch (error) {
         if (!isThrottled(error)) throw error;
         res.status(error.status).set(error.headers);

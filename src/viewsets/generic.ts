@@ -139,7 +139,7 @@ export class GenericViewSet {
     const pk = parsePk(typeof raw === 'string' ? raw : undefined);
     const row = pk === null ? null : await this.resource.model.findByPk(pk, { include });
     if (!row) throw this.notFound(ctx, raw);
-    checkObjectPermissions(ctx, permissions, action, row, this.resource);
+    await checkObjectPermissions(ctx, permissions, action, row, this.resource);
     return row;
   }
 
@@ -155,7 +155,7 @@ export class GenericViewSet {
     const reading = action === 'retrieve' && (ctx.req.method === 'GET' || ctx.req.method === 'HEAD');
     const row = pk === null ? null : reading ? await this.keptOrRead(ctx, serializer, pk) : await this.readStored(serializer, pk);
     if (!row) throw this.notFound(ctx, raw);
-    checkObjectPermissions(ctx, permissions, action, storedRecord(this.resource, row), this.resource);
+    await checkObjectPermissions(ctx, permissions, action, storedRecord(this.resource, row), this.resource);
     return row;
   }
 

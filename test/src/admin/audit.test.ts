@@ -76,6 +76,22 @@ describe('the admin audit log', () => {
     expect(String(shown.body.record.params.changes).split('\n')).toEqual(expect.arrayContaining(['name: "Alice Liddell" → "Alice Changed"', 'password: changed']));
   });
 
+  test('an edit that changes no value leaves no entry, and one that does logs only the fields it changed', async () => {
+    const row = await comments().create({ title: 'Steady', body: 'Unchanged' });
+    const id = row.get('id') as number;
+    const before = (await logged(root)).length;
+    const unchanged = await (await openEditForm(root, 'comments', id)).save();
+    expect(unchanged.body.notice.type).toBe('success');
+    expect(await logged(root)).toHaveLength(before);
+
+    const edited = await (await openEditForm(root, 'comments', id)).save({ title: 'Moved on' });
+    expect(edited.body.notice.type).toBe('success');
+    const [entry] = await logged(root);
+    expect(entry).toMatchObject({ action: 'edit', resource: 'comments', record_id: String(id) });
+    expect(Object.keys(entry!.changes).sort()).toEqual(['title', 'updated_at']);
+    expect(entry?.changes.title).toEqual({ old: 'Steady', new: 'Moved on' });
+  });
+
   test('a write whose entry cannot be logged is not made: no change without its entry', async () => {
     const { sequelize } = t.services;
     const refused = 'Unauditable';

@@ -45,4 +45,22 @@ describe("the blog's admin data", () => {
     expect(header).toEqual(expect.arrayContaining(['id', 'title', 'body', 'tags', 'excerpt']));
     expect(rows.map((row) => row[header!.indexOf('title')])).toEqual(["'=cmd|calc"]);
   });
+
+  test("a JSON edit gives a JSON field its object and a many-to-many its list of ids, as the form's text would", async () => {
+    const tags = client.services.registry.get('Tag').model;
+    const [one, two] = [await tags.create({ name: 'json-one' }), await tags.create({ name: 'json-two' })];
+    const made = await submit(root, 'posts/actions/new', { title: 'Sent as JSON', body: 'Tagged later' });
+    const id = String(made.body.record.id);
+    const edit = (body: object) => root.post(`/admin/api/resources/posts/records/${id}/edit`).set('Accept-Language', 'en').send(body);
+    const saved = await edit({ metadata: { lang: 'ja' }, tags: [one.get('id'), two.get('id')], reading_minutes: 4 });
+    expect(saved.body.notice.type).toBe('success');
+    const row = await client.services.registry.get('Post').model.findByPk(Number(id));
+    expect([row?.get('metadata'), row?.get('reading_minutes')]).toEqual([{ lang: 'ja' }, 4]);
+    const shown = await root.get(`/admin/api/resources/posts/records/${id}/show`);
+    expect(shown.body.record.params['tags.0']).toBeDefined();
+    expect([shown.body.record.params['tags.0'], shown.body.record.params['tags.1']].map(Number).sort()).toEqual([one.get('id'), two.get('id')].map(Number).sort());
+
+    expect((await edit({ tags: [] })).body.notice.type).toBe('success');
+    expect((await root.get(`/admin/api/resources/posts/records/${id}/show`)).body.record.params['tags.0']).toBeUndefined();
+  });
 });

@@ -206,6 +206,37 @@ describe('the admin resources', () => {
       }
     });
 
+    test("a staff member's JSON edit of a privilege is refused on its field, saves nothing and logs nothing", async () => {
+      const alice = await userId(t, 'alice');
+      const entries = await auditModel(t.services.sequelize).count();
+      for (const body of [{ is_superuser: true }, { is_staff: true, name: 'Promoted by JSON' }]) {
+        const res = await staffer.post(`/admin/api/resources/users/records/${alice}/edit`).set('Accept-Language', 'en').send(body);
+        expect(res.body.notice).toEqual({ message: 'The form has errors; nothing was saved.', type: 'error' });
+        const flag = Object.keys(body)[0]!;
+        expect(res.body.record.errors[flag]).toEqual({ message: 'Only a superuser may grant or withdraw staff and superuser rights.', type: 'forbidden' });
+      }
+      const row = await userRow(t, 'alice');
+      expect([row.get('is_superuser'), row.get('is_staff'), row.get('name')]).toEqual([false, false, 'Alice Liddell']);
+      expect(await auditModel(t.services.sequelize).count()).toBe(entries);
+    });
+
+    test('a JSON edit means what the form means: a boolean, number or null is its text, and a value no form sends is refused', async () => {
+      await t.createUser('jsoned', { name: 'Jay Son' });
+      const id = await userId(t, 'jsoned');
+      const edit = (body: unknown) => root.post(`/admin/api/resources/users/records/${id}/edit`).set('Accept-Language', 'en').send(body as object);
+      expect((await edit({ is_active: false })).body.notice.type).toBe('success');
+      expect((await userRow(t, 'jsoned')).get('is_active')).toBe(false);
+
+      const nested = await edit({ name: { first: 'Jay' }, is_active: true });
+      expect(nested.status).toBe(400);
+      expect(nested.body.notice).toEqual({ message: 'The form has errors; nothing was saved.', type: 'error' });
+      const list = await edit([{ name: 'Listed' }]);
+      expect(list.status).toBe(400);
+      expect(list.body.notice).toEqual({ message: 'Invalid data. Expected an object, but got list.', type: 'error' });
+      const row = await userRow(t, 'jsoned');
+      expect([row.get('name'), row.get('is_active')]).toEqual(['Jay Son', false]);
+    });
+
     test("a staff member cannot edit or delete a superuser's account", async () => {
       const boss = await userId(t, 'boss');
       const edit = await submit(staffer, `users/records/${boss}/edit`, { password: 'taken-over-1' });
