@@ -28,7 +28,7 @@
  *    - `?search=zebra` (a page by number, so its count included), target
  *      p50 < 50 ms; `?search=good`, for information;
  *    - `?user_id=` of one owner (about N/1,000 comments), target p50 < 20 ms;
- *    - `?ordering=F` and `-F` for id, title, created_at and updated_at, the first
+ *    - `?ordering=F` and `-F` for id, title and updated_at, the first
  *      page by number, target p50 < 20 ms.
  *    The first Basic request (one PBKDF2 check, then the credential cache) and
  *    5 more per case are a warm-up, not counted. Each answer is checked: status

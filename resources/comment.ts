@@ -22,19 +22,24 @@ export default defineResource({
   // How a comment is named where it is shown by name (the admin's record titles, its links and searches).
   displayField: 'title',
   permissions: [isAuthenticated, isOwnerOrStaff],
-  // What clients may ask of comment lists, on both sites, each in its own dialect.
+  // What clients may ask of comment lists, on both sites, each in its own dialect. Neither site
+  // shows `created_at` (the document's rule), so neither filters nor orders by it.
   query: {
     filters: {
       user_id: ['exact', 'in', 'isnull'],
       title: ['exact', 'icontains', 'in'],
-      created_at: ['gt', 'gte', 'lt', 'lte'],
       updated_at: ['gt', 'gte', 'lt', 'lte'],
     },
     search: ['title', 'body'],
-    orderingFields: ['id', 'title', 'created_at', 'updated_at'],
+    orderingFields: ['id', 'title', 'updated_at'],
     sparseFields: true,
     expand: ['owner'],
+    // No list shows the owner's id, but the owner is no secret (`expand=owner` names them on both
+    // sites) and both documents filter by it (`?user_id=`, `filter[user_id]`).
+    unshown: ['user_id'],
   },
+  // The sites no longer filter by creation time, but staff's admin does (its `created_at` filter below).
+  indexes: { comments_created_at_id: { columns: ['created_at', 'id'] } },
   admin: {
     list: ['id', 'title', 'body', 'user_id', 'updated_at'],
     filters: ['title', 'body', 'user_id', 'created_at', 'updated_at'],

@@ -57,7 +57,8 @@ export interface Pagination extends Partial<PageSizes> {
  * What clients may ask of a list, declared once; each site speaks it in its
  * ecosystem's dialect (django-filter and DRF's filters at the root,
  * spatie/laravel-query-builder under /api). Only what is named here can be
- * filtered, searched, ordered, selected or expanded.
+ * filtered, searched, ordered, selected or expanded; and a site filters,
+ * searches and orders only by the fields its list shows, or names in `unshown`.
  */
 export interface ListQuery {
   /** Field → the lookups clients may use on it. */
@@ -74,6 +75,13 @@ export interface ListQuery {
    * name; dotted for a relation of a relation (`<relation>.<its relation>`), up to three deep.
    */
   expand?: readonly string[];
+  /**
+   * Fields the list may be filtered, searched or ordered by although the
+   * site does not show them. Each comparison tells a client something of the
+   * field's values (`created_at__lte=…`, asked again and again, reads a time
+   * to the millisecond), so name only fields whose values are no secret.
+   */
+  unshown?: readonly string[];
 }
 
 /** Keys a site that wraps its bodies puts one row or a list under (Laravel's JsonResource::$wrap). */

@@ -6,7 +6,7 @@
  */
 import type { BoundResource } from '../registry.js';
 import type { Direction, FieldDeclaration, Lookup, SiteExposure } from '../resource.js';
-import { effectiveQuery } from './declaration.js';
+import { offeredQuery } from './declaration.js';
 
 export interface FilterSpec {
   field: string;
@@ -62,9 +62,13 @@ export type ItemRequest = Pick<ListRequest, 'fields' | 'expand'>;
 
 export const NO_REQUEST: ListRequest = Object.freeze({ conditions: [], search: [], ordering: null, fields: null, expand: [] });
 
-/** `shown`: the names the exposure's list shows, which sparse fields select among. */
+/**
+ * What the exposure offers (declaration.ts: comparisons only on the fields its
+ * lists show, or that its query names in `unshown`). `shown`: the names the
+ * exposure's list or row shows, which sparse fields select among.
+ */
 export function querySpec(resource: BoundResource, exposure: SiteExposure, shown: readonly string[]): QuerySpec {
-  const query = effectiveQuery(resource.declaration, exposure);
+  const query = offeredQuery(resource.declaration, exposure);
   const filters = Object.entries(query.filters ?? {}).map(([field, lookups]): FilterSpec => {
     const declared = resource.declaration.fields[field];
     if (!declared) throw new Error(`${resource.declaration.name} has no field ${field}`);

@@ -54,7 +54,7 @@ describe('querying the comment list under /api (spatie dialect)', () => {
     });
 
     test('times take spatie\'s dynamic operators, each of them holding', async () => {
-      expect(await listed('?filter[created_at]=>=2024-01-01T00:00:08Z')).toEqual(seeded(8, 9));
+      expect(await listed('?filter[updated_at]=>=2024-01-01T00:00:08Z')).toEqual(seeded(8, 9));
       expect(await listed(`?filter[updated_at]=${encodeURIComponent('>2024-01-01T00:00:02Z,<2024-01-01T00:00:05Z')}`)).toEqual(seeded(3, 4));
       expect(await listed('?filter[updated_at]=<=2024-01-01 00:00:01')).toEqual(seeded(1));
     });
@@ -73,7 +73,7 @@ describe('querying the comment list under /api (spatie dialect)', () => {
       const res = await get('?filter[body]=tea');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        message: 'Requested filter(s) `body` are not allowed. Allowed filter(s) are `user_id, title, created_at, updated_at, search`.',
+        message: 'Requested filter(s) `body` are not allowed. Allowed filter(s) are `user_id, title, updated_at, search`.',
       });
     });
 
@@ -84,9 +84,9 @@ describe('querying the comment list under /api (spatie dialect)', () => {
         message: 'The filter.user id field must be a number.',
         errors: { 'filter.user_id': ['The filter.user id field must be a number.'] },
       });
-      const operator = await get('?filter[created_at]=<>2024-01-01');
+      const operator = await get('?filter[updated_at]=<>2024-01-01');
       expect(operator.status).toBe(422);
-      expect(operator.body.errors).toEqual({ 'filter.created_at': ['The filter.created at field must start with one of: >=, <=, >, <.'] });
+      expect(operator.body.errors).toEqual({ 'filter.updated_at': ['The filter.updated at field must start with one of: >=, <=, >, <.'] });
       expect((await get('?filter[updated_at]=>=yesterday')).body.errors).toEqual({ 'filter.updated_at': ['The filter.updated at field must be a valid date.'] });
     });
 
@@ -115,7 +115,7 @@ describe('querying the comment list under /api (spatie dialect)', () => {
     test("an unknown sort is spatie's 400, named without its minus", async () => {
       const res = await get('?sort=-body');
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: 'Requested sort(s) `body` is not allowed. Allowed sort(s) are `id, title, created_at, updated_at`.' });
+      expect(res.body).toEqual({ message: 'Requested sort(s) `body` is not allowed. Allowed sort(s) are `id, title, updated_at`.' });
     });
   });
 
@@ -269,10 +269,41 @@ describe('querying the comment list under /api (spatie dialect)', () => {
   test('OPTIONS names what may be asked, in spatie\'s words', async () => {
     const res = await t.http.options('/api/comments').auth(token, { type: 'bearer' });
     expect(res.body).toMatchObject({
-      allowed_filters: ['user_id', 'title', 'created_at', 'updated_at', 'search'],
-      allowed_sorts: ['id', 'title', 'created_at', 'updated_at'],
+      allowed_filters: ['user_id', 'title', 'updated_at', 'search'],
+      allowed_sorts: ['id', 'title', 'updated_at'],
       allowed_fields: ['comments.id', 'comments.title', 'comments.body', 'comments.updated_at'],
       allowed_includes: ['owner'],
+    });
+  });
+
+  describe('a field the site does not show (created_at) is neither filtered nor sorted by', () => {
+    test("filter[created_at] is spatie's 400 for a filter not allowed, so no bisection reads a creation time", async () => {
+      for (const query of ['?filter[created_at]=<=2024-01-01T00:00:03Z', '?filter[created_at]=>2024-01-01T00:00:05Z&filter[title]=spring', '?filter[created_at]=']) {
+        const res = await get(query);
+        expect([res.status, res.body]).toEqual([400, { message: 'Requested filter(s) `created_at` are not allowed. Allowed filter(s) are `user_id, title, updated_at, search`.' }]);
+      }
+    });
+
+    test("sort=created_at is spatie's 400 for a sort not allowed", async () => {
+      for (const query of ['?sort=created_at', '?sort=-created_at,id', '?sort=created_at&per_page=2']) {
+        const res = await get(query);
+        expect([res.status, res.body]).toEqual([400, { message: 'Requested sort(s) `created_at` is not allowed. Allowed sort(s) are `id, title, updated_at`.' }]);
+      }
+    });
+
+    test('the API description and the Filters form do not name it', async () => {
+      const description = (await t.http.get('/openapi.json')).body as { paths: Record<string, { get: { parameters: { name: string; schema: { items?: { enum?: string[] } } }[] } }> };
+      const parameters = description.paths['/api/comments']?.get.parameters ?? [];
+      expect(parameters.map((parameter) => parameter.name)).toContain('filter[updated_at]');
+      expect(parameters.map((parameter) => parameter.name)).not.toContain('filter[created_at]');
+      expect(parameters.find((parameter) => parameter.name === 'sort')?.schema.items?.enum).toEqual(['id', '-id', 'title', '-title', 'updated_at', '-updated_at']);
+      const page = await t.http.get('/api/comments').auth(token, { type: 'bearer' }).set('Accept', 'text/html');
+      expect(page.text).toContain('name="filter[updated_at]"');
+      expect(page.text).not.toContain('created_at');
+    });
+
+    test("the owner's id, which no list shows either, is filtered: the declaration names it in `unshown`", async () => {
+      expect(await listed('?filter[user_id]=2&sort=-id')).toEqual(seeded(9, 8, 7));
     });
   });
 });

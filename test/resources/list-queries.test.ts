@@ -8,10 +8,12 @@ import { createServices } from '../../src/services.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 
 describe('list queries in the declarations', () => {
-  test('the comment lists are filtered by owner, title and times, searched in title and body, ordered by four fields', () => {
-    expect(Object.keys(comment.query.filters)).toEqual(['user_id', 'title', 'created_at', 'updated_at']);
+  test('the comment lists are filtered by owner, title and update time, searched in title and body, ordered by three fields', () => {
+    expect(Object.keys(comment.query.filters)).toEqual(['user_id', 'title', 'updated_at']);
     expect(comment.query.search).toEqual(['title', 'body']);
-    expect(comment.query.orderingFields).toEqual(['id', 'title', 'created_at', 'updated_at']);
+    expect(comment.query.orderingFields).toEqual(['id', 'title', 'updated_at']);
+    // The owner's id is shown by no list, and filtered all the same: the declaration says so.
+    expect(comment.query.unshown).toEqual(['user_id']);
     expect(comment.sites.paginated.pagination).toEqual({ styles: ['limitOffset', 'cursor'] });
     expect(comment.sites.token.pagination).toEqual({ styles: ['page', 'cursor'] });
   });
@@ -89,7 +91,7 @@ describe('list queries in the declarations', () => {
     });
 
     test('a cursor cannot follow a field that may be null', () => {
-      const sites = { paginated: { path: 'broken', actions: ['list'] as const, fields: ['id'], pagination: { styles: ['cursor'] as const } } };
+      const sites = { paginated: { path: 'broken', actions: ['list'] as const, fields: ['id', 'seen'], pagination: { styles: ['cursor'] as const } } };
       expect(() => declare({ orderingFields: ['seen'] }, { sites })).toThrow('pages by cursor, so it cannot order by "seen"');
     });
   });

@@ -367,6 +367,16 @@ describe('a resource declared in one file (test/fixtures/tag)', () => {
         expect(unknown.status).toBe(400);
         expect(unknown.body).toEqual({ message: 'Requested filter(s) `description` are not allowed. Allowed filter(s) are `name, created_at, search`.' });
       });
+
+      test('created_at, which only the token site shows, is filtered and ordered by there only; the root site ignores it', async () => {
+        await seed();
+        const get = async (query: string) => (await t.http.get(`/tags/${query}`).auth(...alice)).body;
+        expect(names((await get('?created_at__gte=2999-01-01T00:00:00&page_size=5')).results)).toEqual(['Go', 'Rust', 'TypeScript', 'rusty']);
+        expect(names((await get('?ordering=-created_at&page_size=5')).results)).toEqual(['Go', 'Rust', 'TypeScript', 'rusty']);
+        expect((await t.http.options('/tags/').auth(...alice)).body).toMatchObject({ filters: ['name', 'name__icontains'], ordering_fields: ['name'] });
+        expect((await bearerGet('?filter[created_at]=>=2999-01-01T00:00:00Z')).body.data).toEqual([]);
+        expect(names((await bearerGet('?sort=-created_at')).body.data)).toEqual(['TypeScript', 'Go', 'rusty', 'Rust']);
+      });
     });
 
     describe('the admin site', () => {

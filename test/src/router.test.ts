@@ -126,11 +126,10 @@ describe('routing of the paginated site', () => {
         filters: [
           'user_id', 'owner', 'user_id__in', 'owner__in', 'user_id__isnull', 'owner__isnull',
           'title', 'title__icontains', 'title__in',
-          'created_at__gt', 'created_at__gte', 'created_at__lt', 'created_at__lte',
-          'updated_at__gt', 'updated_at__gte', 'updated_at__lt', 'updated_at__lte',
+              'updated_at__gt', 'updated_at__gte', 'updated_at__lt', 'updated_at__lte',
         ],
         search_fields: ['title', 'body'],
-        ordering_fields: ['id', 'title', 'created_at', 'updated_at'],
+        ordering_fields: ['id', 'title', 'updated_at'],
         sparse_fields: ['id', 'title', 'body', 'updated_at'],
         expandable_fields: ['owner'],
       });

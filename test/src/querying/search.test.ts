@@ -98,7 +98,7 @@ describe('search over a trigram index, the same on SQLite and PostgreSQL', () =>
   /** The plan the database makes for a search of `term`, with sequential scans forbidden where a planner can be told. */
   async function plan(sequelize: Sequelize, term: string): Promise<string> {
     const model = t.services.registry.get('Comment').model;
-    const spec = querySpec(t.services.registry.get('Comment'), { path: 'comments', actions: ['list'], fields: ['id'], query: { search: ['title', 'body'] } }, ['id']);
+    const spec = querySpec(t.services.registry.get('Comment'), { path: 'comments', actions: ['list'], fields: ['id', 'title', 'body'], query: { search: ['title', 'body'] } }, ['id']);
     const where = await listWhere(spec, { ...NO_REQUEST, search: [term] });
     let sql = '';
     await model.findAll({ where, attributes: ['id'], logging: (text: string) => (sql = text.replace(/^Executing \([^)]*\): /, '')) });

@@ -47,7 +47,8 @@ function application(version: Version): ResourceDeclaration[] {
       updated_at: field.updatedAt(),
     },
     query: { filters: { title: ['exact', 'icontains'], ...version.filters }, search: version.search ?? ['title'] },
-    sites: { paginated: { path: 'notes', actions: ['list', 'retrieve'], fields: ['id', 'title'], ordering: [['created_at', 'DESC'], ['id', 'DESC']] } },
+    // The site shows what its list is filtered and searched by, as a site must (or name it in `query.unshown`).
+    sites: { paginated: { path: 'notes', actions: ['list', 'retrieve'], fields: [...new Set(['id', 'title', ...Object.keys(version.filters ?? {}), ...(version.search ?? [])])], ordering: [['created_at', 'DESC'], ['id', 'DESC']] } },
   });
   return version.labels ? [writer, note, label] : [writer, note];
 }
