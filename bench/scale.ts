@@ -12,29 +12,43 @@
  *    database's driver 1,000 owners (an unusable password `!`) and N comments
  *    (1,000,000 unless told; bench/lib/seed.ts: the same on both databases,
  *    titles of at most 10 characters and bodies of at most 15 from a small
- *    vocabulary, the term `zebra` in 0.1% and `good` in 10%, one in ten
- *    edited after it was written), then the planner's statistics (SQLite
+ *    vocabulary, the term `zebra` in 0.1% and `good` in 10%, 250 made-up
+ *    search terms in 0.1% each, one in ten edited after it was written), then the planner's statistics (SQLite
  *    `ANALYZE` and `PRAGMA optimize`; PostgreSQL `VACUUM (ANALYZE)`, as
  *    autovacuum would after such a load). One server process
  *    (`node dist/src/server.js`, NODE_ENV=production, WEB_CONCURRENCY=1,
  *    request log at `info` into a file) answers, one request at a time on one
- *    keep-alive connection (latency, not throughput), with HTTP Basic:
- *    - `GET /comments/?page=P`, the first page, the middle one, the last by
- *      number and `?page=last`, target p50 < 20 ms; and the `count(*)` they all
- *      run, timed alone through the harness's own connection (no target);
- *    - cursor pages (`?cursor=`): the first, and the pages after the middle row
- *      and after the row before the last page, their cursors made from those
- *      rows read from the database; target p50 < 10 ms;
- *    - `?search=zebra` (a page by number, so its count included), target
- *      p50 < 50 ms; `?search=good`, for information;
- *    - `?user_id=` of one owner (about N/1,000 comments), target p50 < 20 ms;
- *    - `?ordering=F` and `-F` for id, title and updated_at, the first
- *      page by number, target p50 < 20 ms.
+ *    keep-alive connection (latency, not throughput), with HTTP Basic. The
+ *    server keeps a page under a tag made from its tables' versions and its
+ *    URL (src/page-tags.ts), so the same URL asked again is answered from
+ *    memory: each kind of request is measured both ways.
+ *    Cold (the targets): every request, the warm-up's too, a URL the server
+ *    was never sent (checked: one sent before fails the case), over
+ *    `--requests` + 5 different places (bench/scale/spread.ts):
+ *    - `GET /comments/?page=P` near the start, spread over the whole list,
+ *      around the middle and near the end, target p50 < 20 ms; and the
+ *      `count(*)` they would run without the kept count, timed alone through
+ *      the harness's own connection (no target);
+ *    - cursor pages (`?cursor=`) after rows spread over the list, newest and
+ *      oldest first (`?ordering=updated_at`) in turn, their cursors made from
+ *      those rows read from the database; target p50 < 10 ms;
+ *    - `?search=T`, T a term of the seeded vocabulary (250 made-up words, each
+ *      in 0.1% of the comments; again in other orders past 250 requests),
+ *      a page by number, so its count included, target p50 < 50 ms; and the
+ *      pages of `?search=good` (10%) from the first, for information;
+ *    - `?user_id=` of a different owner each time (about N/1,000 comments),
+ *      newest and oldest first in turn, target p50 < 20 ms;
+ *    - `?ordering=F&page=P`, the first pages of every ordering both ways
+ *      (id, title, updated_at), target p50 < 20 ms.
+ *    Kept (no target: what a repeated request costs): `?page=` 1, the middle
+ *    one, the last and `last`; `?cursor=` and the cursor after the middle
+ *    row; `?search=zebra` (0.1%) and `?search=good`; one owner;
+ *    `?ordering=-title`.
  *    The first Basic request (one PBKDF2 check, then the credential cache) and
  *    5 more per case are a warm-up, not counted. Each answer is checked: status
  *    200, the count (from the seeder's own counts), the page's ids in order
- *    (read from the database directly), the links. Reported: p50, p99 and mean,
- *    from sending to the last byte.
+ *    (read from the database directly), the links. Reported: p50, p95, p99
+ *    and mean, from sending to the last byte.
  * 2. Memory of `GET /api/comments` (every comment, unpaginated, bearer token),
  *    SQLite only: another fresh database of M comments (100,000 unless told),
  *    another server process. The baseline is its VmRSS after the start, a login

@@ -18,6 +18,13 @@ export function formatNumber(value: number, digits = 0): string {
   return Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
 }
 
+/** The span of `values` as a reader says it: `3`, or `912–1,071`. */
+export function formatRange(values: readonly number[]): string {
+  const low = formatNumber(Math.min(...values));
+  const high = formatNumber(Math.max(...values));
+  return low === high ? low : `${low}–${high}`;
+}
+
 export type Align = 'left' | 'right';
 
 /** A Markdown table, padded so that it also reads as plain text. */

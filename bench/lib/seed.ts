@@ -5,9 +5,11 @@
  * users who never log in), short titles and bodies (the paginated site's
  * limits: 10 and 15 characters) drawn from a small vocabulary, two search
  * terms planted at known rates (a rare one in 0.1% of the comments, a common
- * one in 10%), and times as a site gathers them: written in id order, one in
- * ten edited later. The seeders count what they wrote (SeedSummary), so the
- * benchmark can check the server's answers without asking the database.
+ * one in 10%), a vocabulary of 250 more search terms each in 0.1% (so that
+ * searches can differ from one request to the next, as people's do), and
+ * times as a site gathers them: written in id order, one in ten edited
+ * later. The seeders count what they wrote (SeedSummary), so the benchmark
+ * can check the server's answers without asking the database.
  */
 
 /** Users who own the comments, inserted directly with an unusable password (Django's `!`): nobody logs in as them. */
@@ -31,6 +33,43 @@ const VOCABULARY = (
   'ship merge review check help ask reply close open new old small big short long first last next top end start stop ' +
   'well also just very much lol hmm fair point mine yours ours their cat dog bird fish tree rain snow sun moon star'
 ).split(' ');
+
+/** Made-up words of five letters (consonant, vowel, consonant, vowel, consonant), picked by hash, held by no other word. */
+function searchWords(count: number): string[] {
+  const consonants = 'bdfgklmnprstvz';
+  const vowels = 'aeiou';
+  const others = [...VOCABULARY, RARE_TERM, COMMON_TERM];
+  const found = new Set<string>();
+  for (let k = 0; found.size < count; k += 1) {
+    let h = mix(k, 41);
+    const letter = (set: string): string => {
+      const picked = set.charAt(h % set.length);
+      h = Math.floor(h / set.length);
+      return picked;
+    };
+    const word = letter(consonants) + letter(vowels) + letter(consonants) + letter(vowels) + letter(consonants);
+    // So that a term's matches are exactly the comments it was planted in.
+    if (!others.some((other) => other.includes(word))) found.add(word);
+  }
+  return [...found];
+}
+
+/**
+ * The search vocabulary: term k is in comment i when i % 1000 is
+ * SEARCH_TERM_OFFSETS[k] (0.1% of the comments each; a quarter of the
+ * comments hold one), in the title or the body as the rare term is.
+ */
+export const SEARCH_TERMS = searchWords(250);
+const SEARCH_TERM_OFFSETS = SEARCH_TERMS.map((_, k) => 4 * k + 1);
+const TERM_AT_OFFSET = new Map(SEARCH_TERM_OFFSETS.map((offset, k) => [offset, k]));
+const TERM_INDEX = new Map(SEARCH_TERMS.map((term, k) => [term, k]));
+
+/** The numbers (ids) of the comments among the first `comments` that hold search term k. */
+export function searchTermComments(k: number, comments: number): number[] {
+  const numbers: number[] = [];
+  for (let i = SEARCH_TERM_OFFSETS[k] ?? comments + 1; i <= comments; i += 1000) numbers.push(i);
+  return numbers;
+}
 
 export interface SeedComment {
   title: string;
@@ -65,10 +104,12 @@ function words(i: number, salt: number, start: readonly string[], max: number): 
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function seedComment(i: number): SeedComment {
-  const rare = i % 1000 === 500;
-  const rareInTitle = rare && Math.floor(i / 1000) % 2 === 0;
-  const title = capitalised(words(i, 1, rareInTitle ? [RARE_TERM] : [], TITLE_LENGTH));
-  const bodyStart = i % 10 === 3 ? [COMMON_TERM] : rare && !rareInTitle ? [RARE_TERM] : [];
+  const term = TERM_AT_OFFSET.get(i % 1000);
+  const planted = i % 1000 === 500 ? RARE_TERM : term === undefined ? undefined : SEARCH_TERMS[term];
+  // Half of the thousands in the title (capitalised), half in the body.
+  const inTitle = planted !== undefined && Math.floor(i / 1000) % 2 === 0;
+  const title = capitalised(words(i, 1, inTitle && planted ? [planted] : [], TITLE_LENGTH));
+  const bodyStart = [...(i % 10 === 3 ? [COMMON_TERM] : []), ...(!inTitle && planted ? [planted] : [])];
   const body = words(i, 11, bodyStart, BODY_LENGTH);
   const createdMs = FIRST_TIMESTAMP + i * 1000;
   const edited = mix(i, 21) % 10 === 0;
@@ -90,10 +131,12 @@ export interface SeedSummary {
   ownerIds: number[];
   /** Comments of each owner, in owner order. */
   ownerComments: number[];
+  /** Comments holding each term of SEARCH_TERMS, in its order. */
+  termMatches: number[];
 }
 
 export function emptySummary(ownerIds: number[]): SeedSummary {
-  return { comments: 0, matches: { [RARE_TERM]: 0, [COMMON_TERM]: 0 }, ownerIds, ownerComments: ownerIds.map(() => 0) };
+  return { comments: 0, matches: { [RARE_TERM]: 0, [COMMON_TERM]: 0 }, ownerIds, ownerComments: ownerIds.map(() => 0), termMatches: SEARCH_TERMS.map(() => 0) };
 }
 
 /** Counts `comment` into `summary` as the seeder writes it. */
@@ -102,5 +145,10 @@ export function countComment(summary: SeedSummary, comment: SeedComment): void {
   summary.ownerComments[comment.owner] = (summary.ownerComments[comment.owner] ?? 0) + 1;
   for (const term of Object.keys(summary.matches)) {
     if (comment.title.toLowerCase().includes(term) || comment.body.toLowerCase().includes(term)) summary.matches[term] = (summary.matches[term] ?? 0) + 1;
+  }
+  // A search term is held by no other word: a word equal to one is where it is.
+  for (const word of `${comment.title} ${comment.body}`.toLowerCase().split(' ')) {
+    const k = TERM_INDEX.get(word);
+    if (k !== undefined) summary.termMatches[k] = (summary.termMatches[k] ?? 0) + 1;
   }
 }

@@ -2,23 +2,26 @@
  * One database's part of bench/scale.ts: a throwaway database of N seeded
  * comments (SQLite in the run's directory, or PostgreSQL on the given
  * server), one server process on it, then every case timed in turn, the
- * expected answers read from the database first; the database removed after,
- * however the part ends.
+ * expected answers read from the database first: the cold cases (no URL
+ * asked twice), the count alone, then the kept ones (one URL asked again and
+ * again); the database removed after, however the part ends.
  */
 import http from 'node:http';
 import path from 'node:path';
 import { basicAuthorization, pageSizeOf } from '../lib/client.js';
-import type { BenchDatabase, Dialect, SqlClient } from '../lib/database.js';
+import type { BenchDatabase, Dialect } from '../lib/database.js';
 import { createPostgresDatabase } from '../lib/postgres.js';
 import { isInterrupted, progress } from '../lib/processes.js';
-import { OWNERS } from '../lib/seed.js';
+import { OWNERS, type SeedSummary } from '../lib/seed.js';
 import { checkAlive, freePort, startServer, stopServerAtEnd, waitUntilServing } from '../lib/server.js';
 import { createSqliteDatabase } from '../lib/sqlite.js';
-import { cursorCases } from './cursors.js';
+import { coldCursorCases, keptCursorCases } from './cursors.js';
 import type { Options } from './options.js';
-import { measureCount, pageCases } from './pages.js';
-import { orderingCases, ownerCase, searchCases } from './queries.js';
-import { measureRequest, type Latency, type RequestCase, type Session } from './timing.js';
+import { coldPageCases, keptPageCases, measureCount } from './pages.js';
+import { coldQueryCases, keptQueryCases } from './queries.js';
+import { coldSearchCases, keptSearchCases } from './search.js';
+import type { CaseSource } from './spread.js';
+import { measureRequest, WARMUP_REQUESTS, type Latency, type RequestCase, type Session } from './timing.js';
 
 /** One database's results, filled in as they are measured (a failure or Ctrl-C keeps those before). */
 export interface DatabaseReport {
@@ -31,6 +34,8 @@ export interface DatabaseReport {
   pages: number;
   /** Comments holding each search term. */
   matches: Record<string, number>;
+  /** The search vocabulary of the cold search case: its terms, and the fewest and most comments holding one. */
+  vocabulary: { terms: number; fewestMatches: number; mostMatches: number };
   cases: Latency[];
 }
 
@@ -45,15 +50,17 @@ function createDatabase(dialect: Dialect, options: Options, directory: string): 
   return dialect === 'sqlite' ? createSqliteDatabase(directory, 'scale', options.comments) : createPostgresDatabase(options.postgresUrl, options.comments);
 }
 
-/** The list-query cases, their expected answers read now, while the server is idle. */
-async function queryCases(client: SqlClient, database: BenchDatabase, pageSize: number): Promise<RequestCase[]> {
-  const { comments, seeded } = database;
-  return [
-    ...(await cursorCases(client, comments, pageSize)),
-    ...(await searchCases(client, seeded, pageSize)),
-    await ownerCase(client, seeded, pageSize),
-    ...(await orderingCases(client, comments, pageSize)),
+/** Every case, cold and kept, their expected answers read now, while the server is idle. */
+async function allCases(source: CaseSource, seeded: SeedSummary): Promise<{ cold: RequestCase[]; kept: RequestCase[] }> {
+  progress('  reading the expected answers');
+  const cold = [...coldPageCases(source), ...(await coldCursorCases(source)), ...(await coldSearchCases(source, seeded)), ...(await coldQueryCases(source, seeded))];
+  const kept = [
+    ...keptPageCases(source.comments, source.pageSize),
+    ...(await keptCursorCases(source)),
+    ...(await keptSearchCases(source, seeded)),
+    ...(await keptQueryCases(source, seeded)),
   ];
+  return { cold, kept };
 }
 
 async function measureEach(session: Session, cases: readonly RequestCase[], results: DatabaseReport): Promise<void> {
@@ -63,14 +70,15 @@ async function measureEach(session: Session, cases: readonly RequestCase[], resu
   }
 }
 
-/** The pages by number, the count they run, then the list queries. */
+/** The cold cases first (a kept case's URL must not be sent before a cold case sends it), the count alone, the kept cases. */
 async function measureAll(database: BenchDatabase, session: Session, results: DatabaseReport): Promise<void> {
   const client = await database.connect();
   try {
-    const queries = await queryCases(client, database, results.pageSize);
-    await measureEach(session, pageCases(database.comments, results.pageSize), results);
+    const wanted = WARMUP_REQUESTS + session.requests;
+    const { cold, kept } = await allCases({ client, comments: database.comments, pageSize: results.pageSize, wanted, taken: new Set() }, database.seeded);
+    await measureEach(session, cold, results);
     for (const kind of ['kept', 'counted'] as const) if (!isInterrupted()) results.cases.push(await measureCount(client, kind, database.comments, session));
-    await measureEach(session, queries, results);
+    await measureEach(session, kept, results);
   } finally {
     await client.close();
   }
@@ -89,10 +97,13 @@ export async function benchDatabase(dialect: Dialect, options: Options, director
       const pageSize = await pageSizeOf(server.origin, { Authorization: authorization });
       const { engine, comments, seedSeconds, seeded } = database;
       const pages = Math.ceil(comments / pageSize);
-      const results: DatabaseReport = { database: dialect, engine, comments, owners: OWNERS, seedSeconds, pageSize, pages, matches: { ...seeded.matches }, cases: [] };
+      const vocabulary = { terms: seeded.termMatches.length, fewestMatches: Math.min(...seeded.termMatches), mostMatches: Math.max(...seeded.termMatches) };
+      const results: DatabaseReport = { database: dialect, engine, comments, owners: OWNERS, seedSeconds, pageSize, pages, matches: { ...seeded.matches }, vocabulary, cases: [] };
       report.databases.push(results);
       progress(`${engine}: the cases`);
-      await measureAll(database, { server, agent, authorization, requests: options.requests, maxSeconds: options.maxSeconds }, results);
+      // The page size's request was one: a cold case must not send it again.
+      const sent = new Set(['/comments/']);
+      await measureAll(database, { server, agent, authorization, requests: options.requests, maxSeconds: options.maxSeconds, sent }, results);
       checkAlive(server);
     } finally {
       agent.destroy();

@@ -10,7 +10,8 @@ export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres
 export const USAGE = `Usage: npm run bench:scale -- [options]
 
   --comments N        comments in each database (default 1000000)
-  --requests N        timed requests per case (default 200)
+  --requests N        timed requests per case, a cold case's each to a URL of its
+                      own (default 200)
   --max-seconds S     per case: stop there, with fewer requests (default 60)
   --list-comments M   comments for the memory of GET /api/comments, SQLite (default 100000)
   --database WHICH    sqlite, postgres or both (default: both when PostgreSQL answers

@@ -1,66 +1,76 @@
 /**
- * The list-query cases of bench/scale.ts, each the first page by number (so
- * its count included), as a client gets it without naming a pagination:
- * `?search=` for the rare seeded term (target) and the common one (for
- * information: how search scales with its matches), `?user_id=` for one
- * owner, and `?ordering=` by every allowed field both ways.
+ * The owner and ordering cases of bench/scale.ts, pages by number (so their
+ * count included), as a client gets them without naming a pagination.
+ * Cold: `?user_id=` of a different owner each time, newest and oldest first
+ * in turn; the first pages of every `?ordering=` both ways, each page once.
+ * Kept: one owner, and `?ordering=-title`, each the same request every time.
  */
-import type { SqlClient } from '../lib/database.js';
-import { formatNumber } from '../lib/report.js';
-import { COMMON_TERM, OWNERS, RARE_TERM, type SeedSummary } from '../lib/seed.js';
+import { formatNumber, formatRange } from '../lib/report.js';
+import { OWNERS, type SeedSummary } from '../lib/seed.js';
 import { listProblem } from './answers.js';
-import type { RequestCase } from './timing.js';
-import { DEFAULT_ORDER_SQL, firstIds } from './truth.js';
+import { claim, shuffled, spreadOver, type CaseSource } from './spread.js';
+import { keptCase, type Probe, type RequestCase } from './timing.js';
+import { DEFAULT_ORDERING, firstIds, ORDERINGS, type Ordering } from './truth.js';
 
-export const SEARCH_TARGET_MS = 50;
 export const OWNER_TARGET_MS = 20;
 export const ORDERING_TARGET_MS = 20;
-/** The fields `?ordering=` allows on comments (resources/comment.ts; not created_at, which the root site does not show). */
-const ORDERING_FIELDS = ['id', 'title', 'updated_at'] as const;
+const OLDEST_FIRST = ORDERINGS.find((ordering) => ordering.ordering === 'updated_at') ?? DEFAULT_ORDERING;
 
-function listCase(group: RequestCase['group'], label: string, query: string, targetMs: number | null, check: RequestCase['check']): RequestCase {
-  const path = `/comments/?${query}`;
-  return { group, label, path, shown: `GET ${path}`, targetMs, check };
-}
+const orderingQuery = (ordering: Ordering): string => (ordering.ordering ? `&ordering=${ordering.ordering}` : '');
 
-async function searchCase(client: SqlClient, term: string, label: string, seeded: SeedSummary, pageSize: number, targetMs: number | null): Promise<RequestCase> {
-  const matches = seeded.matches[term] ?? 0;
-  // LIKE on lower(): the database's own case-insensitive substring test, no index needed for the truth.
-  const ids = await firstIds(client, DEFAULT_ORDER_SQL, pageSize, 'lower(title) LIKE ? OR lower(body) LIKE ?', [`%${term}%`, `%${term}%`]);
-  const expected = { count: matches, ids, contains: term, next: matches > pageSize };
-  const share = `${formatNumber(matches)} matches, ${formatNumber((100 * matches) / Math.max(1, seeded.comments), 1)}%`;
-  return listCase('search', `${label} (${share})`, `search=${term}`, targetMs, (reply) => listProblem(reply, expected));
-}
-
-/** The rare term with a target, the common one without. */
-export async function searchCases(client: SqlClient, seeded: SeedSummary, pageSize: number): Promise<RequestCase[]> {
-  return [
-    await searchCase(client, RARE_TERM, 'search: rare term', seeded, pageSize, SEARCH_TARGET_MS),
-    await searchCase(client, COMMON_TERM, 'search: common term', seeded, pageSize, null),
-  ];
-}
-
-/** The owner in the middle of the owners: with comments spread evenly, a typical one. */
-export async function ownerCase(client: SqlClient, seeded: SeedSummary, pageSize: number): Promise<RequestCase> {
-  const owner = Math.floor(OWNERS / 2);
+/** The first page of `owner`'s comments in `ordering`. */
+async function ownerProbe(source: CaseSource, seeded: SeedSummary, owner: number, ordering: Ordering): Promise<Probe> {
   const id = seeded.ownerIds[owner] ?? 0;
   const count = seeded.ownerComments[owner] ?? 0;
-  const ids = await firstIds(client, DEFAULT_ORDER_SQL, pageSize, 'user_id = ?', [id]);
-  const expected = { count, ids, next: count > pageSize };
-  return listCase('owner', `filter by owner (${formatNumber(count)} comments)`, `user_id=${id}`, OWNER_TARGET_MS, (reply) => listProblem(reply, expected));
+  const ids = await firstIds(source.client, ordering.sql, source.pageSize, 'user_id = ?', [id]);
+  const expected = { count, ids, next: count > source.pageSize };
+  return { path: `/comments/?user_id=${id}${orderingQuery(ordering)}`, check: (reply) => listProblem(reply, expected) };
 }
 
-/** `?ordering=F` and `-F` for each field; the server breaks ties by id in the same direction. */
-export async function orderingCases(client: SqlClient, comments: number, pageSize: number): Promise<RequestCase[]> {
-  const cases: RequestCase[] = [];
-  for (const field of ORDERING_FIELDS) {
-    for (const direction of ['ASC', 'DESC'] as const) {
-      const order = field === 'id' ? `id ${direction}` : `${field} ${direction}, id ${direction}`;
-      const ids = await firstIds(client, order, pageSize);
-      const expected = { count: comments, ids, next: comments > pageSize };
-      const ordering = `${direction === 'DESC' ? '-' : ''}${field}`;
-      cases.push(listCase('ordering', `first page by ${ordering}`, `ordering=${ordering}`, ORDERING_TARGET_MS, (reply) => listProblem(reply, expected)));
+/** Cold: owners spread over them all, newest first and oldest first in turn (each owner both ways, when more are wanted). */
+async function coldOwnerCase(source: CaseSource, seeded: SeedSummary): Promise<RequestCase> {
+  const owners = spreadOver(0, OWNERS - 1, OWNERS);
+  const asked = [...owners.map((owner, j) => ({ owner, ordering: j % 2 === 0 ? DEFAULT_ORDERING : OLDEST_FIRST })), ...owners.map((owner, j) => ({ owner, ordering: j % 2 === 0 ? OLDEST_FIRST : DEFAULT_ORDERING }))];
+  const key = ({ owner, ordering }: (typeof asked)[number]): string => `/comments/?user_id=${seeded.ownerIds[owner] ?? 0}${orderingQuery(ordering)}`;
+  const probes: Probe[] = [];
+  for (const { owner, ordering } of claim(source.taken, asked, key, source.wanted)) probes.push(await ownerProbe(source, seeded, owner, ordering));
+  const shown = `GET /comments/?user_id=U, ${formatNumber(probes.length)} requests over ${formatNumber(OWNERS)} owners of ${formatRange(seeded.ownerComments)} comments`;
+  return { group: 'owner', mode: 'cold', label: 'filter by owner: different owners, both orders', shown, targetMs: OWNER_TARGET_MS, probes };
+}
+
+/** Cold: page 1 of each ordering in turn, then page 2 of each, and so on. */
+async function coldOrderingCase(source: CaseSource): Promise<RequestCase> {
+  const { client, comments, pageSize, wanted, taken } = source;
+  const pages = Math.ceil(comments / pageSize);
+  const perOrdering = Math.min(pages, Math.ceil(wanted / ORDERINGS.length));
+  const asked = Array.from({ length: perOrdering }, (_, j) => ORDERINGS.map((ordering) => ({ ordering, page: j + 1 }))).flat();
+  const key = ({ ordering, page }: (typeof asked)[number]): string => `/comments/?page=${page}${orderingQuery(ordering)}`;
+  const chosen = claim(taken, asked, key, wanted);
+  const probes: Probe[] = [];
+  for (const ordering of ORDERINGS) {
+    const ids = await firstIds(client, ordering.sql, perOrdering * pageSize);
+    for (const { page } of chosen.filter((one) => one.ordering === ordering)) {
+      const expected = { count: comments, ids: ids.slice((page - 1) * pageSize, page * pageSize), next: page < pages, previous: page > 1 };
+      probes.push({ path: key({ ordering, page }), check: (reply) => listProblem(reply, expected) });
     }
   }
-  return cases;
+  const shown = `GET /comments/?ordering=F&page=P, pages 1…${formatNumber(perOrdering)} of each of the ${ORDERINGS.length} orderings`;
+  return { group: 'ordering', mode: 'cold', label: 'first pages of every ordering', shown, targetMs: ORDERING_TARGET_MS, probes: shuffled(probes) };
+}
+
+export async function coldQueryCases(source: CaseSource, seeded: SeedSummary): Promise<RequestCase[]> {
+  return [await coldOwnerCase(source, seeded), await coldOrderingCase(source)];
+}
+
+/** Kept: the owner in the middle of the owners (with comments spread evenly, a typical one), and `?ordering=-title`. */
+export async function keptQueryCases(source: CaseSource, seeded: SeedSummary): Promise<RequestCase[]> {
+  const owner = Math.floor(OWNERS / 2);
+  const byTitle = ORDERINGS.find((ordering) => ordering.ordering === '-title') ?? DEFAULT_ORDERING;
+  const { client, comments, pageSize } = source;
+  const ids = await firstIds(client, byTitle.sql, pageSize);
+  const expected = { count: comments, ids, next: comments > pageSize };
+  return [
+    keptCase('owner', `filter by owner (${formatNumber(seeded.ownerComments[owner] ?? 0)} comments)`, await ownerProbe(source, seeded, owner, DEFAULT_ORDERING)),
+    keptCase('ordering', 'first page by -title', { path: `/comments/?ordering=-title`, check: (reply) => listProblem(reply, expected) }),
+  ];
 }

@@ -1,6 +1,6 @@
 /** The printed report of bench/scale.ts: a Markdown table per database, then the memory of the long list. */
 import { mib } from '../lib/memory.js';
-import { describeMachine, dotEnvWarning, formatNumber, markdownTable, verdict } from '../lib/report.js';
+import { describeMachine, dotEnvWarning, formatNumber, formatRange, markdownTable, verdict } from '../lib/report.js';
 import type { RunInfo } from '../lib/run.js';
 import { COMMON_TERM, RARE_TERM } from '../lib/seed.js';
 import type { DatabaseReport, DatabasesOutcome } from './databases.js';
@@ -27,16 +27,17 @@ export function caseVerdict(result: Latency): string {
 
 function casesTable(cases: readonly Latency[]): string {
   const cells = cases.map((result) => [
+    result.mode,
     result.case,
     result.what,
     String(result.requests),
     milliseconds(result.p50Ms),
+    milliseconds(result.p95Ms),
     milliseconds(result.p99Ms),
-    milliseconds(result.meanMs),
     result.targetMs === null ? '-' : `p50 < ${result.targetMs} ms`,
     caseVerdict(result),
   ]);
-  return markdownTable(['case', 'request', 'requests', 'p50 ms', 'p99 ms', 'mean ms', 'target', 'met'], cells, ['left', 'left', 'right', 'right', 'right', 'right', 'left', 'left']);
+  return markdownTable(['mode', 'case', 'request', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'target', 'met'], cells, ['left', 'left', 'left', 'right', 'right', 'right', 'right', 'left', 'left']);
 }
 
 /** The targets a database missed, in a line: a table's `NOT met` are easy to overlook. */
@@ -48,11 +49,15 @@ function missedLine(results: DatabaseReport): string {
 
 function databaseSection(results: DatabaseReport, options: Options): string[] {
   const matches = (term: string): string => `"${term}" in ${formatNumber(results.matches[term] ?? 0)}`;
+  const { vocabulary } = results;
   return [
     '',
     `${results.engine}: ${formatNumber(results.comments)} comments of ${formatNumber(results.owners)} owners (seeded in ${results.seedSeconds.toFixed(0)} s; ` +
-      `search terms ${matches(RARE_TERM)}, ${matches(COMMON_TERM)}); GET /comments/ (${results.pageSize} a page, ${formatNumber(results.pages)} pages by number), ` +
-      `HTTP Basic; one request at a time on one keep-alive connection, after ${WARMUP_REQUESTS} warm-up requests; WEB_CONCURRENCY=1, LOG_LEVEL=${options.logLevel}:`,
+      `search terms ${matches(RARE_TERM)}, ${matches(COMMON_TERM)}, ${vocabulary.terms} more in ${formatRange([vocabulary.fewestMatches, vocabulary.mostMatches])} each); ` +
+      `GET /comments/ (${results.pageSize} a page, ${formatNumber(results.pages)} pages by number), ` +
+      `HTTP Basic; one request at a time on one keep-alive connection, after ${WARMUP_REQUESTS} warm-up requests; WEB_CONCURRENCY=1, LOG_LEVEL=${options.logLevel}. ` +
+      'cold: every request (the warm-up too) a URL the server was never sent, so no kept page can answer it; kept: one URL again and again, ' +
+      'the page kept under its tag; sql: the query alone, through the harness\'s own connection. The targets are the cold cases\':',
     '',
     casesTable(results.cases),
     '',
