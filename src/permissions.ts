@@ -55,3 +55,16 @@ export function checkObjectPermissions(
     if (permission.hasObjectPermission && !permission.hasObjectPermission(ctx, action, row, resource)) deny(ctx);
   }
 }
+
+/**
+ * Anyone the other permissions let in may read; only staff and superusers
+ * may write (create, change, delete, any custom action): Django REST
+ * Framework's IsAdminUser for writes, for rows every user shares (a blog's tags).
+ */
+export const isStaffOrReadOnly: Permission = {
+  hasPermission(ctx, action) {
+    if (action !== null && SAFE_ACTIONS.has(action)) return true;
+    const user = ctx.user;
+    return user !== null && (user.isStaff || user.isSuperuser);
+  },
+};
