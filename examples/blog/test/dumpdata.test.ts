@@ -1,5 +1,5 @@
 /** dumpdata then loaddata: every row of the blog (accounts, tokens, tags, posts and their tags, threads of replies) comes back. */
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -8,6 +8,7 @@ import type { TestClient } from '../../../src/testing/index.js';
 import { dumpResources } from '../../../src/userdata/dump.js';
 import { loadDataFiles } from '../../../src/userdata/load.js';
 import { ModelCatalogue } from '../../../src/userdata/models.js';
+import { ProblemList } from '../../../src/userdata/problems.js';
 import { author, blogClient, type Author } from './support.js';
 
 /** Every table a blog's rows live in, with the order that lists them the same way in both databases. */
@@ -108,6 +109,33 @@ describe('the blog through dumpdata and loaddata', () => {
       const again = await load(fresh, file);
       expect(again[0]?.rows['replies.reply']).toEqual({ records: 4, created: 0, updated: 4 });
       expect(await contents(fresh)).toEqual(await contents(source));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('refuses a tag whose name another tag holds, and a post filed under a tag that is nowhere, and loads nothing', async () => {
+    const fresh = await blogClient();
+    try {
+      await fresh.services.registry.get('Tag').model.create({ name: 'typescript' });
+      const file = path.join(dir, 'clash.json');
+      const at = '2025-04-01T00:00:00.000Z';
+      writeFileSync(file, JSON.stringify([
+        { model: 'tags.tag', pk: 50, fields: { name: 'typescript', created_at: at, updated_at: at } },
+      ]));
+      const clash = await load(fresh, file).catch((error: unknown) => error);
+      expect(clash).toBeInstanceOf(ProblemList);
+      expect((clash as ProblemList).problems).toEqual([{ file, key: 'loaddata.rows_conflict', params: { first: 1, last: 1, columns: 'name' } }]);
+      writeFileSync(file, JSON.stringify([
+        { model: 'tags.tag', pk: 51, fields: { name: 'fine', created_at: at, updated_at: at } },
+        { model: 'posts.post', pk: 7, fields: { title: 'Filed', author_id: 1, tags: [51, 99], created_at: at, updated_at: at } },
+      ]));
+      const missing = await load(fresh, file).catch((error: unknown) => error);
+      expect((missing as ProblemList).problems).toEqual([
+        { file, record: 2, field: 'author_id', key: 'loaddata.reference_unknown', params: { model: 'auth.user', id: 1 } },
+        { file, record: 2, field: 'tags', key: 'loaddata.reference_unknown', params: { model: 'tags.tag', id: 99 } },
+      ]);
+      expect(await fresh.services.registry.get('Tag').model.count()).toBe(1);
     } finally {
       await fresh.close();
     }
