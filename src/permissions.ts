@@ -59,7 +59,8 @@ export function checkObjectPermissions(
 /**
  * Anyone the other permissions let in may read; only staff and superusers
  * may write (create, change, delete, any custom action): Django REST
- * Framework's IsAdminUser for writes, for rows every user shares (a blog's tags).
+ * Framework's IsAdminUser for writes. For rows that everyone's rows point to
+ * (labels they are filed under, say): changing one changes other people's.
  */
 export const isStaffOrReadOnly: Permission = {
   hasPermission(ctx, action) {

@@ -116,7 +116,7 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
   root
     .command('dumpdata')
     .description("write the rows of every resource, or of those named, as a Django fixture (users as auth.user; loaddata reads it back)")
-    .argument('[models...]', 'models to write: a label (comments.comment, auth.user), its first part, a table or a resource name; default: all')
+    .argument('[models...]', 'models to write: a label (auth.user, <table>.<name>), its first part, a table or a resource name; default: all')
     .option('-e, --exclude <model>', 'leave this model out (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('-o, --output <file>', 'write to this file instead of standard output')
     .action((models: string[], options: { output?: string; exclude: string[] }) => run((services) => dumpData(services, io, t, { models, ...options })));

@@ -86,7 +86,7 @@ export async function loadData(services: Services, io: CliIO, t: Translate, file
 }
 
 export interface DumpOptions {
-  /** Models to write (Django's `dumpdata comments auth.user`); none: every resource. */
+  /** Models to write (Django's `dumpdata <app_label[.model]>…`); none: every resource. */
   models: readonly string[];
   /** Models to leave out (Django's `--exclude`). */
   exclude: readonly string[];

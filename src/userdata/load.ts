@@ -85,7 +85,7 @@ class Load {
       this.loaded.add(resource);
       rowLoaders.push(loader);
     }
-    // References to rows that came later (a reply's parent further on), now that every row is in.
+    // References to rows that came later (a parent further on in its own table), now that every row is in.
     for (const loader of rowLoaders) if (!this.problems.full) await loader.finish();
     this.problems.finish();
     return reports;

@@ -1,9 +1,9 @@
 /**
  * The models of a data file, named as Django's fixtures name them
  * (`app_label.model`): the account model is Django's `auth.user`; every other
- * resource is `<table>.<name>`, its table in the app's place
- * (`comments.comment`, which is also the label of the comment service's
- * Django original). Also the order a dump writes them in and a load loads
+ * resource is `<table>.<name>`, its table in the app's place (`Invoice` of
+ * table `invoices` is `invoices.invoice`, as a Django app of that name would
+ * label it). Also the order a dump writes them in and a load loads
  * them in: the rows a resource refers to before its own.
  */
 import type { BoundResource, ResourceRegistry } from '../registry.js';
@@ -27,7 +27,7 @@ export function referencedResources(registry: ResourceRegistry, resource: BoundR
 /**
  * Every resource, the account model first, then each after those it refers
  * to, else in declaration order. Where resources refer to each other in a
- * loop (a reply to its parent), a load sets those references last.
+ * loop (a row to its parent in the same table), a load sets those references last.
  */
 export function loadOrder(registry: ResourceRegistry): BoundResource[] {
   const ordered: BoundResource[] = [];
@@ -77,7 +77,7 @@ export class ModelCatalogue {
 
   /**
    * The resources `names` choose, in load order: each name a fixture label
-   * (`comments.comment`, `auth.user`), its first part (`comments`, `auth`),
+   * (`invoices.invoice`, `auth.user`), its first part (`invoices`, `auth`),
    * a table or a resource's name, in any letter case; or the first name
    * that chooses none.
    */

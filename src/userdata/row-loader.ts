@@ -3,8 +3,8 @@
  * from data files, inside the load's transaction and after the resources it
  * refers to. As Django's loaddata, a record is the whole row: it replaces the
  * row with its pk, or makes it. A reference must name a row of the database
- * or of the load; one to a row that comes later (a reply's parent further
- * on, a loop between resources) is set once every resource is in.
+ * or of the load; one to a row that comes later (a parent further on in
+ * its own table, a loop between resources) is set once every resource is in.
  */
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { clock } from '../clock.js';

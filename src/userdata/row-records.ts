@@ -1,6 +1,6 @@
 /**
  * A fixture entry of a resource other than the accounts and their tokens
- * (`{"model": "comments.comment", "pk": 1, "fields": {…}}`), read into the
+ * (`{"model": "invoices.invoice", "pk": 1, "fields": {…}}`), read into the
  * values of its row, without touching the database. As Django's loaddata, it
  * takes the values as they are stored (no trimming, no field rules of a
  * site): what a column cannot hold is a problem, the rest is kept.

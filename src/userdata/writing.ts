@@ -17,7 +17,7 @@ export interface FileReport {
   updated: number;
   /** Access tokens (Sanctum rows, DRF keys): how many records, created and updated. */
   tokens: RowCounts;
-  /** The rows of every other resource, by fixture label (`comments.comment`). */
+  /** The rows of every other resource, by fixture label (`invoices.invoice`). */
   rows: Record<string, RowCounts>;
   /** Fields of the file with no column here, left out. */
   ignored: string[];
