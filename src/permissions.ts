@@ -65,3 +65,17 @@ export async function checkObjectPermissions(
     if (permission.hasObjectPermission && !(await permission.hasObjectPermission(ctx, action, row, resource))) deny(ctx);
   }
 }
+
+/**
+ * Anyone the other permissions let in may read; only staff and superusers
+ * may write (create, change, delete, any custom action): Django REST
+ * Framework's IsAdminUser for writes. For rows that everyone's rows point to
+ * (labels they are filed under, say): changing one changes other people's.
+ */
+export const isStaffOrReadOnly: Permission = {
+  hasPermission(ctx, action) {
+    if (action !== null && SAFE_ACTIONS.has(action)) return true;
+    const user = ctx.user;
+    return user !== null && (user.isStaff || user.isSuperuser);
+  },
+};

@@ -7,7 +7,7 @@ import type { FieldDeclaration } from './fields.js';
 import type { Permission } from './permissions.js';
 import { assertListQueries } from './querying/declaration.js';
 import type { ResourceActions } from './actions/declaration.js';
-import type { ResourceHooks } from './hooks.js';
+import type { ResourceHooks, Validator } from './hooks.js';
 import { assertRelations } from './relations/declaration.js';
 import { assertAbilities } from './auth/abilities.js';
 
@@ -185,6 +185,12 @@ export interface ResourceDeclaration {
   admin?: AdminExposure;
   /** Code run inside each write's transaction, before and after it (Django's save/delete signals, Laravel's model events). */
   hooks?: ResourceHooks;
+  /**
+   * Cross-field validation of every create and update (DRF's
+   * `Serializer.validate`): it sees the row as the write would leave it and
+   * may read other rows; `refuse` answers a field error in each site's shape.
+   */
+  validate?: Validator;
   /** Further routes on a row or on the list (DRF's @action, a Laravel route to a controller method), by name. */
   actions?: ResourceActions;
   /**

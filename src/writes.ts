@@ -1,7 +1,8 @@
 /**
  * Every write of a declared resource, from either API site, the admin or an
- * action: its hooks and its many-to-many links in one transaction with the
- * row, so that a refusal or a failure leaves nothing half written.
+ * action: its cross-field validation, its hooks and its many-to-many links in
+ * one transaction with the row, so that a refusal or a failure leaves nothing
+ * half written.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Op, type Transaction } from 'sequelize';
@@ -13,7 +14,7 @@ import { claimVersion, holdRow, lockRow, namesUpdateTime, nextVersionTime, RowCh
 import { writeTransaction } from './db/write-transactions.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
-import { refusal, type HookContext, type HookName } from './hooks.js';
+import { refusal, type HookContext, type HookName, type ValidationContext } from './hooks.js';
 import type { AnyRelation, BoundResource, Row, RowModel } from './registry.js';
 
 type ManyToMany = Extract<AnyRelation, { kind: 'manyToMany' }>;
@@ -51,7 +52,7 @@ function sameAsStored(field: FieldDeclaration | undefined, value: unknown, store
 export class RowWriter {
   /** The resource's many-to-many fields, by name. */
   private readonly links: Map<string, ManyToMany>;
-  /** Hooks or links make a write several statements: it needs a transaction of its own. */
+  /** Validation, hooks or links make a write several statements: it needs a transaction of its own. */
   private readonly several: boolean;
   /**
    * A create or an update is one statement that compiled SQL may write
@@ -71,7 +72,8 @@ export class RowWriter {
         return relation?.kind === 'manyToMany' ? [[name, relation] as const] : [];
       }),
     );
-    this.several = resource.declaration.hooks !== undefined || this.links.size > 0;
+    const { hooks, validate } = resource.declaration;
+    this.several = hooks !== undefined || validate !== undefined || this.links.size > 0;
     const options = (resource.model.sequelize as unknown as { options?: { timezone?: string } } | undefined)?.options;
     this.oneStatement = !this.several && options?.timezone === '+00:00';
   }
@@ -89,6 +91,7 @@ export class RowWriter {
   async create(values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
     return this.inTransaction(options, async (transaction) => {
       const data = { ...values };
+      await this.validate(data, null, transaction, options.user);
       await this.run('beforeCreate', { data, row: null, transaction, user: options.user });
       const { columns, linked } = this.split(data);
       const row = await this.resource.model.create(columns, { transaction });
@@ -170,6 +173,7 @@ export class RowWriter {
   async update(row: Row, values: Record<string, unknown>, options: WriteOptions): Promise<Row> {
     return this.versioned(row, options, async (transaction, at) => {
       const data = { ...values };
+      await this.validate(data, row, transaction, options.user);
       await this.run('beforeUpdate', { data, row, transaction, user: options.user });
       const { columns, linked } = this.split(data);
       row.set(columns);
@@ -323,6 +327,22 @@ export class RowWriter {
       const added = ids.filter((id) => !kept.has(id)).map((id) => ({ [join.from]: key, [join.to]: id }));
       if (added.length > 0) await join.model.bulkCreate(added, { transaction });
     }
+  }
+
+  /** The declaration's cross-field validation of the row as the write would leave it (`data` over `row`, or over the defaults). */
+  private async validate(data: Record<string, unknown>, row: Row | null, transaction: Transaction | undefined, user: AuthUser | null): Promise<void> {
+    const validate = this.resource.declaration.validate;
+    if (!validate || !transaction) return;
+    const values: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(this.resource.declaration.fields)) {
+      if (field.kind === 'manyToMany' || field.kind === 'computed') continue;
+      if (row) values[name] = row.get(name);
+      else if (field.default !== undefined) values[name] = field.default;
+      else if (field.nullable) values[name] = null;
+    }
+    Object.assign(values, data);
+    const ctx: ValidationContext = { user, transaction, values, row, model: this.modelOf, refuse: (field, key, params) => this.refuse(field, key, params) };
+    await validate(ctx);
   }
 
   private async run(

@@ -109,15 +109,17 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
 
   root
     .command('loaddata')
-    .description("load users and their API tokens: Django fixtures (auth.user, Django REST Framework's authtoken.token), Laravel's users and Sanctum's personal_access_tokens tables as JSON or CSV; all files or nothing")
-    .argument('<files...>', '.json or .csv files (users before tokens, whatever their order)')
+    .description("load data files: every resource's rows as dumpdata writes them; users and their API tokens from Django fixtures (auth.user, Django REST Framework's authtoken.token), Laravel's users and Sanctum's personal_access_tokens tables as JSON or CSV; all files or nothing")
+    .argument('<files...>', '.json or .csv files (rows after those they refer to, whatever the order of the files)')
     .action((files: string[]) => run((services) => loadData(services, io, t, files)));
 
   root
     .command('dumpdata')
-    .description("write every user as a Django auth.user fixture (Django's loaddata and this one read it)")
+    .description("write the rows of every resource, or of those named, as a Django fixture (users as auth.user; loaddata reads it back)")
+    .argument('[models...]', 'models to write: a label (auth.user, <table>.<name>), its first part, a table or a resource name; default: all')
+    .option('-e, --exclude <model>', 'leave this model out (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('-o, --output <file>', 'write to this file instead of standard output')
-    .action((options: { output?: string }) => run((services) => dumpData(services, io, t, options.output)));
+    .action((models: string[], options: { output?: string; exclude: string[] }) => run((services) => dumpData(services, io, t, { models, ...options })));
 
   root
     .command('openapi')

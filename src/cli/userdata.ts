@@ -4,9 +4,11 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Translate } from '../i18n.js';
 import type { Services } from '../services.js';
-import { dumpUsers } from '../userdata/dump.js';
-import { loadUserFiles, type FileReport, type LoadProgress } from '../userdata/loader.js';
+import { dumpResources, type DumpCount } from '../userdata/dump.js';
+import { loadDataFiles, type FileReport } from '../userdata/load.js';
+import { ModelCatalogue } from '../userdata/models.js';
 import { ProblemList, type LocatedProblem } from '../userdata/problems.js';
+import type { LoadProgress } from '../userdata/writing.js';
 import { CommandFailed } from './accounts.js';
 import type { CliIO } from './io.js';
 
@@ -34,7 +36,7 @@ function progressBar(io: CliIO, t: Translate): { update(progress: LoadProgress):
   let current = '';
   return {
     update({ file, phase, bytesRead, bytesTotal, records }) {
-      // A file of users and tokens is read twice: a bar for each reading.
+      // A file of users, tokens and other rows is read once for each kind: a bar for each reading.
       if (`${phase}:${file}` !== current) {
         if (current !== '') bar.stop();
         current = `${phase}:${file}`;
@@ -59,15 +61,21 @@ function summaryLines(t: Translate, reports: readonly FileReport[]): string[] {
     const tokensUpdated = sum((report) => report.tokens.updated);
     lines.push(t('loaddata.tokens_installed', { count: tokensCreated + tokensUpdated, created: tokensCreated, updated: tokensUpdated }));
   }
+  // A line for each other model, in the order the files first name them.
+  for (const model of new Set(reports.flatMap((report) => Object.keys(report.rows)))) {
+    const created = sum((report) => report.rows[model]?.created ?? 0);
+    const updated = sum((report) => report.rows[model]?.updated ?? 0);
+    lines.push(t('loaddata.rows_installed', { count: created + updated, model, created, updated }));
+  }
   return lines;
 }
 
-/** loaddata: every file in one transaction, users before tokens; a problem anywhere prints each problem and loads nothing. */
+/** loaddata: every file in one transaction, each kind of row after those it refers to; a problem anywhere prints each problem and loads nothing. */
 export async function loadData(services: Services, io: CliIO, t: Translate, files: readonly string[]): Promise<void> {
   const bar = progressBar(io, t);
   let reports: FileReport[];
   try {
-    reports = await loadUserFiles(services.registry, services.accounts.hasher, files, { onProgress: bar.update });
+    reports = await loadDataFiles(services.registry, services.accounts.hasher, files, { onProgress: bar.update });
   } catch (error) {
     if (error instanceof ProblemList) throw new CommandFailed(problemLines(t, error));
     throw error;
@@ -77,14 +85,41 @@ export async function loadData(services: Services, io: CliIO, t: Translate, file
   io.stdout.write(`${summaryLines(t, reports).join('\n')}\n`);
 }
 
+export interface DumpOptions {
+  /** Models to write (Django's `dumpdata <app_label[.model]>…`); none: every resource. */
+  models: readonly string[];
+  /** Models to leave out (Django's `--exclude`). */
+  exclude: readonly string[];
+  /** A file to write instead of standard output. */
+  output?: string;
+}
+
+/** The resources the names choose (every one when none is named), less the excluded, in load order. */
+function chosenResources(services: Services, t: Translate, { models, exclude }: DumpOptions) {
+  const catalogue = new ModelCatalogue(services.registry);
+  const pick = (names: readonly string[]) => {
+    const found = catalogue.select(names);
+    if ('unknown' in found) throw new CommandFailed([t('dumpdata.unknown_model', { name: found.unknown, models: catalogue.labels().join(', ') })]);
+    return found.chosen;
+  };
+  const left = new Set(pick(exclude));
+  return (models.length > 0 ? pick(models) : catalogue.order).filter((resource) => !left.has(resource));
+}
+
+function countsText(counts: readonly DumpCount[]): string {
+  return counts.map(({ label, count }) => `${label}: ${count}`).join(', ');
+}
+
 /**
  * dumpdata: the fixture goes to standard output, or to a file that appears
  * only when complete (written beside it, then renamed).
  */
-export async function dumpData(services: Services, io: CliIO, t: Translate, output: string | undefined): Promise<void> {
+export async function dumpData(services: Services, io: CliIO, t: Translate, options: DumpOptions): Promise<void> {
+  const resources = chosenResources(services, t, options);
+  const { output } = options;
   if (output === undefined) {
     try {
-      await dumpUsers(services.registry, io.stdout);
+      await dumpResources(services.registry, resources, io.stdout);
     } catch (error) {
       // The reader went away (`dumpdata | head`): nothing is wrong with the dump.
       if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
@@ -101,11 +136,12 @@ export async function dumpData(services: Services, io: CliIO, t: Translate, outp
   }
   const stream = createWriteStream(partial, { fd });
   try {
-    const count = await dumpUsers(services.registry, stream);
+    const counts = await dumpResources(services.registry, resources, stream);
     stream.end();
     await finished(stream);
     renameSync(partial, output);
-    io.stdout.write(`${t('dumpdata.written', { count, file: output })}\n`);
+    const count = counts.reduce((total, { count: each }) => total + each, 0);
+    io.stdout.write(`${t('dumpdata.written', { count, file: output, models: countsText(counts) })}\n`);
   } catch (error) {
     stream.destroy();
     rmSync(partial, { force: true });

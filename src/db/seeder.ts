@@ -5,7 +5,7 @@ import { Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { seedsDemoData } from '../config.js';
 import type { Services } from '../services.js';
-import { loadUserFiles, type FileReport } from '../userdata/loader.js';
+import { loadDataFiles, type FileReport } from '../userdata/load.js';
 
 /** An account a seeder made for people to try the service with; `npm start` prints them. */
 export interface DemoAccount {
@@ -24,7 +24,7 @@ export interface SeedContext {
   transaction: Transaction;
   /** The path of a file of `seeders/data/`. */
   dataFile(name: string): string;
-  /** `loaddata` of user data files, inside the seeder's transaction. */
+  /** `loaddata` of data files (users, their tokens, any resource's rows), inside the seeder's transaction. */
   loadUsers(...files: string[]): Promise<FileReport[]>;
 }
 
@@ -95,7 +95,7 @@ export async function seed(services: Services, options: SeedOptions = {}): Promi
             services,
             transaction,
             dataFile: (name) => path.join(dataDir, name),
-            loadUsers: (...paths) => loadUserFiles(services.registry, services.accounts.hasher, paths, { transaction }),
+            loadUsers: (...paths) => loadDataFiles(services.registry, services.accounts.hasher, paths, { transaction }),
           }),
         );
         results.set(file.name, result ?? {});

@@ -1,14 +1,17 @@
-import { col, fn, Op, Transaction, UniqueConstraintError, where, type WhereOptions } from 'sequelize';
+/**
+ * Loads the accounts of data files (Django fixtures, Laravel exports, CSV
+ * lists) into the account model: a record updates its user or makes one.
+ */
+import { col, fn, Op, UniqueConstraintError, where, type Transaction, type WhereOptions } from 'sequelize';
 import { unusablePassword, type PasswordHasher } from '../auth/hashers.js';
 import { clock } from '../clock.js';
-import { userModelOf, type BoundResource, type ResourceRegistry } from '../registry.js';
+import { userModelOf, type BoundResource } from '../registry.js';
 import type { UserModelContract } from '../resource.js';
 import type { Sequelize } from 'sequelize';
-import { ProblemCollector, ProblemList, type LocatedProblem } from './problems.js';
+import { fixtureLabel, type ModelCatalogue } from './models.js';
+import { ProblemCollector, type LocatedProblem } from './problems.js';
 import { UserRecordReader, type ImportedUser } from './records.js';
-import { openSource, type DataSource } from './sources.js';
-import { isTokenRecord } from './token-records.js';
-import { TokenLoader } from './token-loader.js';
+import type { DataSource } from './sources.js';
 import { advanceIdSequence, insertRows, readInBatches, type FileReport, type LoadProgress } from './writing.js';
 
 export type { FileReport, LoadProgress };
@@ -53,6 +56,8 @@ export class UserLoader {
     private readonly users: BoundResource,
     private readonly hasher: PasswordHasher,
     private readonly transaction: Transaction,
+    /** What each record of a file is: this loader reads the users', and counts the others. */
+    private readonly catalogue: ModelCatalogue,
     private readonly options: LoadOptions = {},
     private readonly problems: ProblemCollector = new ProblemCollector(),
   ) {
@@ -86,10 +91,12 @@ export class UserLoader {
     const readThrough = await readInBatches<ImportedUser>(source, this.problems, {
       read: async (item) => {
         report.records += 1;
-        if (isTokenRecord(item.data)) {
-          report.tokens.records += 1;
-          return null;
-        }
+        const kind = this.catalogue.kindOf(item.data);
+        if (kind.kind === 'token') report.tokens.records += 1;
+        // Counted here, read again for their rows once the users are in.
+        if (kind.kind === 'rows') (report.rows[fixtureLabel(kind.resource)] ??= { records: 0, created: 0, updated: 0 }).records += 1;
+        if (kind.kind === 'unknown') this.report(this.catalogue.unknown(kind.model).located({ file: source.file, record: item.record }));
+        if (kind.kind !== 'user') return null;
         const read = await this.reader.read(item, source.format);
         for (const name of read.ignored) ignored.add(name);
         for (const problem of read.problems) this.report(problem.located({ file: source.file, record: item.record }));
@@ -285,71 +292,4 @@ export class UserLoader {
     }
     for (const { columns, rows } of groups.values()) await this.insertRows(rows, columns);
   }
-}
-
-/**
- * PostgreSQL plans each look-up from the statistics of the table as it was
- * before the load (empty, perhaps), and then scans the whole growing table for
- * every batch. The look-ups all go by a unique index: say so, for this
- * transaction only.
- */
-async function preferIndexes(sequelize: Sequelize, transaction: Transaction): Promise<void> {
-  if (sequelize.getDialect() === 'postgres') await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
-}
-
-/**
- * Loads every file in one transaction: all of them, or (when any has a
- * problem) nothing. Users first, from every file; then access tokens (a
- * Sanctum export's rows, DRF keys), whatever the order of the files, so that
- * a token finds its user. Throws a ProblemList naming each file, record and field.
- */
-export async function loadUserFiles(
-  registry: ResourceRegistry,
-  hasher: PasswordHasher,
-  files: readonly string[],
-  options: LoadOptions = {},
-): Promise<FileReport[]> {
-  const sources: DataSource[] = [];
-  const unopened: LocatedProblem[] = [];
-  for (const file of files) {
-    try {
-      sources.push(openSource(file));
-    } catch (error) {
-      if (!(error instanceof ProblemList)) throw error;
-      unopened.push(...error.problems);
-    }
-  }
-  if (unopened.length > 0) throw new ProblemList(unopened);
-  const load = async (transaction: Transaction): Promise<FileReport[]> => {
-    const reports: FileReport[] = [];
-    await preferIndexes(registry.sequelize, transaction);
-    const problems = new ProblemCollector();
-    const users = new UserLoader(registry.users(), hasher, transaction, options, problems);
-    // Files read through: a file that could not be (not JSON, not UTF-8) is not read again for tokens, its problem told once.
-    const readThrough: [DataSource, FileReport][] = [];
-    for (const source of sources) {
-      const report: FileReport = { file: source.file, records: 0, created: 0, updated: 0, tokens: { records: 0, created: 0, updated: 0 }, ignored: [] };
-      if (await users.loadFile(source, report)) readThrough.push([source, report]);
-      reports.push(report);
-      if (problems.full) break;
-    }
-    const withTokens = readThrough.filter(([, report]) => report.tokens.records > 0);
-    if (withTokens.length > 0 && !problems.full) {
-      const tokens = new TokenLoader(registry, transaction, problems, {
-        ...options,
-        // A user of the files whose row is not written because the load already fails: not a problem of the token.
-        loadedUser: (pk) => users.claimedPk(pk),
-      });
-      for (const [source, report] of withTokens) {
-        await tokens.loadFile(source, report);
-        if (problems.full) break;
-      }
-      await tokens.finish();
-    }
-    problems.finish();
-    return reports;
-  };
-  if (options.transaction) return load(options.transaction);
-  // IMMEDIATE: SQLite takes the write lock at once instead of failing to upgrade a read lock later.
-  return registry.sequelize.transaction({ type: Transaction.TYPES.IMMEDIATE }, load);
 }

@@ -9,7 +9,8 @@ import { clock } from '../clock.js';
 import type { BoundResource, ResourceRegistry } from '../registry.js';
 import { Problem, type LocatedProblem, type ProblemCollector } from './problems.js';
 import type { DataSource } from './sources.js';
-import { isTokenRecord, TokenRecordReader, type ImportedToken } from './token-records.js';
+import type { ModelCatalogue } from './models.js';
+import { TokenRecordReader, type ImportedToken } from './token-records.js';
 import { advanceIdSequence, BATCH_SIZE, insertRows, readInBatches, type FileReport, type LoadProgress } from './writing.js';
 
 export interface TokenLoadOptions {
@@ -54,6 +55,8 @@ export class TokenLoader {
     registry: ResourceRegistry,
     private readonly transaction: Transaction,
     private readonly problems: ProblemCollector,
+    /** What each record of a file is: this loader reads the tokens'. */
+    private readonly catalogue: ModelCatalogue,
     private readonly options: TokenLoadOptions,
   ) {
     const resource = registry.tokens();
@@ -73,7 +76,7 @@ export class TokenLoader {
     const ignored = new Set(report.ignored);
     await readInBatches<ImportedToken>(source, this.problems, {
       read: async ({ record, data }) => {
-        if (!isTokenRecord(data)) return null;
+        if (this.catalogue.kindOf(data).kind !== 'token') return null;
         const located = (problem: Problem) => this.problems.report(problem.located({ file: source.file, record }));
         if (!this.table) {
           located(new Problem('loaddata.no_token_model'));

@@ -3,7 +3,9 @@
  * of Laravel Sanctum's `personal_access_tokens` (JSON or CSV; the client
  * holds `<id>|<secret>`, the row the SHA-256 of the secret) or a Django REST
  * Framework `authtoken.token` fixture entry (the key in clear, which is kept
- * here as its SHA-256 only). A record is read without touching the database.
+ * here as its SHA-256 only); and the token model's own fixture entries, as
+ * dumpdata writes them (a Sanctum row in Django's shape). A record is read
+ * without touching the database.
  */
 import { isDrfKey, tokenHash } from '../auth/tokens.js';
 import { FIELD_ERRORS } from '../errors.js';
@@ -16,7 +18,7 @@ import { isObject, readRowId } from './records.js';
 import type { DataFormat, SourceRecord } from './sources.js';
 
 /** Django fixtures name the model `app_label.model`. */
-const DRF_TOKEN_MODEL = 'authtoken.token';
+export const DRF_TOKEN_MODEL = 'authtoken.token';
 /** What an imported DRF key is called among a user's tokens, and what it may do (a DRF key may do all its user may). */
 export const DRF_TOKEN_NAME = 'drf-token';
 const DRF_TOKEN_ABILITIES = '["*"]';
@@ -100,11 +102,17 @@ function readAbilities(raw: unknown, problems: Problem[]): string | null | undef
   return undefined;
 }
 
+/** The names a Sanctum row gives its id and its owner's. */
+const SANCTUM_NAMES = { id: 'id', user: 'tokenable_id' };
+
 export class TokenRecordReader {
   private readonly nameLength: number;
+  /** The token model's reference to its owner, as its own fixture entries name it. */
+  private readonly userField: string;
 
   constructor(tokens: BoundResource) {
     this.nameLength = (tokens.declaration.fields.name as StringField | undefined)?.maxLength ?? Number.POSITIVE_INFINITY;
+    this.userField = tokens.declaration.tokenModel?.userField ?? SANCTUM_NAMES.user;
   }
 
   read({ record, data }: SourceRecord, format: DataFormat): ReadToken {
@@ -113,7 +121,9 @@ export class TokenRecordReader {
       if (!isObject(data.fields)) {
         return { token: null, problems: [new Problem('loaddata.not_an_object', { datatype: typeName(data.fields) }, { field: 'fields' })], ignored: [] };
       }
-      return this.readDrf(record, data.pk, data.fields);
+      // The catalogue sent only DRF's keys and the token model's own entries here.
+      if (typeof data.model === 'string' && data.model.toLowerCase() === DRF_TOKEN_MODEL) return this.readDrf(record, data.pk, data.fields);
+      return this.readOwn(record, data.pk, data.fields);
     }
     // A CSV cell left empty says nothing.
     const row = format === 'csv' ? Object.fromEntries(Object.entries(data).filter(([, value]) => value !== '')) : data;
@@ -146,12 +156,22 @@ export class TokenRecordReader {
   /** A row of personal_access_tokens, as `DB::table('personal_access_tokens')->get()` exports it. */
   private readSanctum(record: number, row: Record<string, unknown>): ReadToken {
     const problems: Problem[] = [];
-    const id = readId(row.id, 'id', problems);
     const type = row.tokenable_type;
     if (type === undefined || type === null) problems.push(new Problem(FIELD_ERRORS.required, {}, { field: 'tokenable_type' }));
     else if (typeof type !== 'string') problems.push(new Problem(FIELD_ERRORS.invalid_string, {}, { field: 'tokenable_type' }));
     else if (!isUserModel(type)) problems.push(new Problem('loaddata.token_not_user_model', { type }, { field: 'tokenable_type' }));
-    const userId = readId(row.tokenable_id, 'tokenable_id', problems);
+    return this.readColumns(record, row, SANCTUM_NAMES, problems);
+  }
+
+  /** The token model's own entry: `{"model": "personal_access_tokens.accesstoken", "pk": 3, "fields": {"tokenable_id": 1, "name": …, "token": "<SHA-256>", …}}`. */
+  private readOwn(record: number, pk: unknown, fields: Record<string, unknown>): ReadToken {
+    return this.readColumns(record, { ...fields, pk }, { id: 'pk', user: this.userField }, []);
+  }
+
+  /** A token's columns, its id and its owner's under `names`. */
+  private readColumns(record: number, row: Record<string, unknown>, names: { id: string; user: string }, problems: Problem[]): ReadToken {
+    const id = readId(row[names.id], names.id, problems);
+    const userId = readId(row[names.user], names.user, problems);
     const name = this.readName(row.name, problems);
     const hash = this.readHash(row.token, problems);
     const values: Record<string, unknown> = { name };
@@ -165,12 +185,13 @@ export class TokenRecordReader {
       values[column] = value;
     }
     const ignored = Object.entries(row)
-      .filter(([name, value]) => !SANCTUM_FIELDS.has(name) && value !== null && value !== '')
+      .filter(([name, value]) => !SANCTUM_FIELDS.has(name) && name !== names.id && name !== names.user && value !== null && value !== '')
       .map(([name]) => name);
     if (problems.length > 0 || id === null || userId === null || hash === null) return { token: null, problems, ignored };
-    const fieldNames = { id: 'id', user: 'tokenable_id', token: 'token' };
+    const fieldNames = { id: names.id, user: names.user, token: 'token' };
     return { token: { record, id, userId, hash, values, fieldNames }, problems, ignored };
   }
+
 
   private readName(raw: unknown, problems: Problem[]): string {
     const field = 'name';

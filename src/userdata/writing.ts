@@ -1,5 +1,5 @@
 /**
- * What the loaders of users and of access tokens share: reading a file's
+ * What the loaders of users, access tokens and other rows share: reading a file's
  * records in batches (the next batch parsed while the last one is written)
  * and writing rows many at a time, with the ids the file gives.
  */
@@ -16,15 +16,27 @@ export interface FileReport {
   created: number;
   updated: number;
   /** Access tokens (Sanctum rows, DRF keys): how many records, created and updated. */
-  tokens: { records: number; created: number; updated: number };
+  tokens: RowCounts;
+  /** The rows of every other resource, by fixture label (`invoices.invoice`). */
+  rows: Record<string, RowCounts>;
   /** Fields of the file with no column here, left out. */
   ignored: string[];
 }
 
+/** How many records of a kind a file holds, and the rows they created and updated. */
+export interface RowCounts {
+  records: number;
+  created: number;
+  updated: number;
+}
+
 export interface LoadProgress {
   file: string;
-  /** Users are read first, from every file; then the files that hold tokens are read again for them. */
-  phase: 'users' | 'tokens';
+  /**
+   * Users are read first, from every file; then the files that hold tokens
+   * are read again for them (`tokens`), then for each other resource's rows (its fixture label).
+   */
+  phase: string;
   bytesRead: number;
   bytesTotal: number;
   records: number;

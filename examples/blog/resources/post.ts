@@ -1,23 +1,19 @@
-import type { HookContext } from '../../../src/hooks.js';
+import type { HookContext, ValidationContext } from '../../../src/hooks.js';
 import { clock } from '../../../src/clock.js';
 import { isAuthenticated, isOwnerOrStaff } from '../../../src/permissions.js';
 import { defineResource, field } from '../../../src/resource.js';
 
 const EXCERPT_LENGTH = 40;
 
-/** What a post is as the write leaves it: the values written over the row as stored. */
-function after(ctx: HookContext, name: string): unknown {
-  return name in ctx.data ? ctx.data[name] : ctx.row?.get(name);
+/** A post is published with a body: checked on the post as the write would leave it (by a write or by the publish action). */
+function publishable(ctx: ValidationContext): void {
+  if (ctx.values.status === 'published' && String(ctx.values.body ?? '').trim() === '') ctx.refuse('status', 'empty_body');
 }
 
-/**
- * A post is published with a body, and its publication time is set once, by
- * the server, when it first becomes published (by a write or by the publish action).
- */
+/** Its publication time is set once, by the server, when it first becomes published. */
 function publishing(ctx: HookContext): void {
-  if (after(ctx, 'status') !== 'published') return;
-  if (String(after(ctx, 'body') ?? '').trim() === '') ctx.refuse('status', 'empty_body');
-  if (!ctx.row?.get('published_at')) ctx.data.published_at = clock().now();
+  const status = 'status' in ctx.data ? ctx.data.status : ctx.row?.get('status');
+  if (status === 'published' && !ctx.row?.get('published_at')) ctx.data.published_at = clock().now();
 }
 
 const SHOWN = [
@@ -52,6 +48,7 @@ export default defineResource({
   ownerField: 'author_id',
   displayField: 'title',
   permissions: [isAuthenticated, isOwnerOrStaff],
+  validate: publishable,
   hooks: {
     beforeCreate: publishing,
     beforeUpdate: publishing,

@@ -1,7 +1,12 @@
-import { isAuthenticated } from '../../../src/permissions.js';
+import { isAuthenticated, isStaffOrReadOnly } from '../../../src/permissions.js';
 import { defineResource, field } from '../../../src/resource.js';
 
-/** A label posts are filed under; posts reach their tags, and tags their posts, through post_tags. */
+/**
+ * A label posts are filed under; posts reach their tags, and tags their posts,
+ * through post_tags. Tags are shared by every post: any signed-in user reads
+ * them, only staff make, rename or delete one (a rename or a delete changes
+ * other people's posts).
+ */
 export default defineResource({
   name: 'Tag',
   table: 'tags',
@@ -12,7 +17,7 @@ export default defineResource({
     updated_at: field.updatedAt(),
   },
   displayField: 'name',
-  permissions: [isAuthenticated],
+  permissions: [isAuthenticated, isStaffOrReadOnly],
   query: {
     filters: { name: ['exact', 'icontains', 'in'] },
     search: ['name'],

@@ -6,15 +6,18 @@ import { author, blogClient, type Author } from './support.js';
 let client: TestClient;
 let alice: Author;
 let bob: Author;
+/** Staff: tags are theirs to make and delete. */
+let editor: Author;
 let tagIds: number[];
 
 beforeAll(async () => {
   client = await blogClient();
   alice = await author(client, 'alice');
   bob = await author(client, 'bob');
+  editor = await author(client, 'editor', { staff: true });
   tagIds = [];
   for (const name of ['typescript', 'databases', 'notes']) {
-    const made = await alice.root.post('/tags/').send({ name }).expect(201);
+    const made = await editor.root.post('/tags/').send({ name }).expect(201);
     tagIds.push(made.body.id as number);
   }
 });
@@ -272,15 +275,15 @@ describe('a many-to-many', () => {
   });
 
   it('goes with either side: deleting a tag unlinks it from its posts', async () => {
-    const tag = await alice.root.post('/tags/').send({ name: 'ephemeral' }).expect(201);
+    const tag = await editor.root.post('/tags/').send({ name: 'ephemeral' }).expect(201);
     const post = await alice.root.post('/posts/').send({ title: 'Linked', tags: [tag.body.id, tagIds[0]] }).expect(201);
-    await alice.root.delete(`/tags/${tag.body.id}/`).expect(204);
+    await editor.root.delete(`/tags/${tag.body.id}/`).expect(204);
     const read = await alice.root.get(`/posts/${post.body.id}/`).expect(200);
     expect(read.body.tags).toEqual([tagIds[0]]);
   });
 
   it('filters posts by tag on both sites', async () => {
-    const tag = await alice.root.post('/tags/').send({ name: 'filtered' }).expect(201);
+    const tag = await editor.root.post('/tags/').send({ name: 'filtered' }).expect(201);
     const tagged = await alice.root.post('/posts/').send({ title: 'With the tag', tags: [tag.body.id] }).expect(201);
     await alice.root.post('/posts/').send({ title: 'Without it', tags: [tagIds[0]] }).expect(201);
     const root = await alice.root.get(`/posts/?tags=${tag.body.id}`).expect(200);
@@ -301,8 +304,8 @@ describe('a many-to-many', () => {
 
 describe('tags', () => {
   it('are unique by name, and searched and filtered by it on both sites', async () => {
-    await alice.root.post('/tags/').send({ name: 'search-me' }).expect(201);
-    const duplicate = await alice.root.post('/tags/').send({ name: 'search-me' }).expect(400);
+    await editor.root.post('/tags/').send({ name: 'search-me' }).expect(201);
+    const duplicate = await editor.root.post('/tags/').send({ name: 'search-me' }).expect(400);
     expectFieldErrors(duplicate.body, ['name']);
     const searched = await alice.root.get('/tags/?search=arch-m').expect(200);
     expect(searched.body.results.map((tag: { name: string }) => tag.name)).toEqual(['search-me']);

@@ -112,8 +112,9 @@ describe('a hook that throws', () => {
     const broken = await blogClient({ declarations: [user, accessToken, tag, reply, failing] });
     try {
       const bob = await author(broken, 'bob');
+      const editor = await author(broken, 'editor', { staff: true });
       const tagIds = [];
-      for (const name of ['one', 'two']) tagIds.push((await bob.root.post('/tags/').send({ name }).expect(201)).body.id);
+      for (const name of ['one', 'two']) tagIds.push((await editor.root.post('/tags/').send({ name }).expect(201)).body.id);
       await bob.root.post('/posts/').send({ title: 'Doomed', body: 'text', tags: tagIds }).expect(500);
       expect(tagsSeen).toBe(2);
       expect(await broken.services.registry.get('Post').model.count()).toBe(0);

@@ -12,8 +12,10 @@ let tagIds: number[];
 beforeAll(async () => {
   client = await blogClient();
   alice = await author(client, 'alice');
+  // Tags are staff's to make.
+  const editor = await author(client, 'editor', { staff: true });
   tagIds = [];
-  for (let index = 0; index < SIMULTANEOUS; index += 1) tagIds.push((await alice.root.post('/tags/').send({ name: `tag-${index}` }).expect(201)).body.id);
+  for (let index = 0; index < SIMULTANEOUS; index += 1) tagIds.push((await editor.root.post('/tags/').send({ name: `tag-${index}` }).expect(201)).body.id);
 });
 
 afterAll(async () => {

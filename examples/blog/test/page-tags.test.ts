@@ -11,8 +11,10 @@ let tagIds: number[];
 beforeAll(async () => {
   client = await blogClient();
   alice = await author(client, 'alice');
+  // Tags are staff's to make.
+  const editor = await author(client, 'editor', { staff: true });
   tagIds = [];
-  for (const name of ['first', 'second']) tagIds.push((await alice.root.post('/tags/').send({ name }).expect(201)).body.id);
+  for (const name of ['first', 'second']) tagIds.push((await editor.root.post('/tags/').send({ name }).expect(201)).body.id);
   postId = (await alice.root.post('/posts/').send({ title: 'Tagged', body: 'A body.', tags: [tagIds[0]] }).expect(201)).body.id;
 });
 

@@ -14,8 +14,10 @@ beforeAll(async () => {
   client = await blogClient();
   alice = await author(client, 'alice');
   bob = await author(client, 'bob');
+  // Tags are staff's to make.
+  const editor = await author(client, 'editor', { staff: true });
   tagIds = [];
-  for (const name of ['first', 'second']) tagIds.push((await alice.root.post('/tags/').send({ name }).expect(201)).body.id);
+  for (const name of ['first', 'second']) tagIds.push((await editor.root.post('/tags/').send({ name }).expect(201)).body.id);
   const post = await alice.root.post('/posts/').send({ title: 'Expanded', body: 'A body longer than forty characters, to be cut short.', tags: tagIds }).expect(201);
   postId = post.body.id;
   const top = await bob.root.post('/replies/').send({ post_id: postId, body: 'Top reply' }).expect(201);

@@ -1,5 +1,5 @@
 /** What the blog's tests share: the application on a throwaway database, and requests to each site. */
-import type { Test } from 'supertest';
+import request, { type Test } from 'supertest';
 import type { AuthUser } from '../../../src/auth/accounts.js';
 import { createTestClient, type Requests, type TestClient, type TestClientOptions } from '../../../src/testing/index.js';
 
@@ -25,7 +25,7 @@ export interface Author {
   api: Requests;
 }
 
-export async function author(client: TestClient, username: string, spec: { staff?: boolean } = {}): Promise<Author> {
+export async function author(client: TestClient, username: string, spec: { staff?: boolean; superuser?: boolean } = {}): Promise<Author> {
   const user = await client.createUser(username, spec);
   return { user, root: asJson(client.actingAs(user)), api: asJson(client.withToken(await client.tokenFor(user))) };
 }
@@ -45,4 +45,20 @@ export async function countQueries(client: TestClient, work: () => Promise<unkno
     options.logging = before;
   }
   return count;
+}
+
+/** A browser signed in to the admin as `username` (its test password), ready for the AdminJS API its pages call. */
+export async function adminAgent(client: TestClient, username: string): Promise<request.Agent> {
+  await client.app.warm();
+  const agent = request.agent(client.app);
+  const login = await agent.post('/admin/login').set('Accept-Language', 'en').field('email', username).field('password', `${username}-password`);
+  if (login.status !== 302 || login.headers.location !== '/admin') throw new Error(`admin login of ${username} refused: ${login.status}`);
+  return agent;
+}
+
+/** Posts an admin record form (`<table>/actions/new`, `<table>/records/<id>/edit`) as its page does: multipart, field by field. */
+export function adminForm(agent: request.Agent, path: string, fields: Record<string, string>): Test {
+  const req = agent.post(`/admin/api/resources/${path}`).set('Accept-Language', 'en');
+  for (const [name, value] of Object.entries(fields)) void req.field(name, value);
+  return req;
 }

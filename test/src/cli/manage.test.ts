@@ -312,11 +312,12 @@ describe('npm run manage', () => {
   });
 
   describe('loaddata', () => {
-    test('--help says it loads users and their tokens, from Django, Django REST Framework and Laravel Sanctum', async () => {
+    test("--help says it loads every resource's rows, and users and their tokens from Django, Django REST Framework and Laravel Sanctum", async () => {
       const run = await cli(['loaddata', '--help'], { env: env() });
       expect(run.status).toBe(0);
       const help = run.stdout.replace(/\s+/g, ' ');
-      expect(help).toContain('load users and their API tokens');
+      expect(help).toContain("every resource's rows as dumpdata writes them");
+      expect(help).toContain('users and their API tokens');
       expect(help).toContain("auth.user, Django REST Framework's authtoken.token");
       expect(help).toContain("Sanctum's personal_access_tokens");
     });

@@ -12,7 +12,7 @@ const cases: [string, string, string | Buffer, string][] = [
   ['invalid CSV', 'quote.csv', 'username,email\na,a@example.jp\n"b,b@example.jp\n', ', record 2: Invalid CSV at line 3: quote not closed.'],
   ['a CSV row with too many cells', 'cells.csv', 'username,email\na,a@example.jp,extra\n', ', record 1: Invalid CSV at line 2: record inconsistent columns.'],
   ['a file that is not UTF-8', 'latin1.csv', Buffer.from('username,email\nj\xf6rg,j@example.jp\n', 'latin1'), ': The file is not valid UTF-8 text.'],
-  ['an unknown model', 'group.json', json([{ model: 'auth.group', pk: 1, fields: { name: 'editors' } }]), ', record 1, field "model": Unknown model "auth.group": data files hold auth.user and authtoken.token records only.'],
+  ['an unknown model', 'group.json', json([{ model: 'auth.group', pk: 1, fields: { name: 'editors' } }]), ', record 1, field "model": Unknown model "auth.group": this application\'s data files hold auth.user, personal_access_tokens.accesstoken, comments.comment, authtoken.token.'],
   ['a record that is not an object', 'number.json', '[42]', ', record 1: Expected an object, but got number.'],
   ['a missing email (and so no username)', 'noemail.json', json([{ name: 'nobody' }]), ', record 1, field "email": This field is required.'],
   ['a missing email in a Django fixture', 'noemail-django.json', json([user({ username: 'solo' })]), ', record 1, field "email": This field is required.'],

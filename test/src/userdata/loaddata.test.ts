@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
-import { loadUserFiles, type LoadProgress } from '../../../src/userdata/loader.js';
+import { loadDataFiles } from '../../../src/userdata/load.js';
+import type { LoadProgress } from '../../../src/userdata/writing.js';
 import { describe, expect, jest, test } from '@jest/globals';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
@@ -181,7 +182,7 @@ describe('loaddata: users brought over from Django and Laravel', () => {
     const file = data.file('progress.csv', `username,email,password\n${rows.join('\n')}\n`);
     const seen: LoadProgress[] = [];
     await data.withServices((services) =>
-      loadUserFiles(services.registry, services.accounts.hasher, [file], { onProgress: (progress) => seen.push(progress) }),
+      loadDataFiles(services.registry, services.accounts.hasher, [file], { onProgress: (progress) => seen.push(progress) }),
     );
     expect(seen.map((progress) => progress.records)).toEqual([500, 1000, 1100]);
     expect(seen.every((progress) => progress.file === file && progress.bytesTotal === statSync(file).size)).toBe(true);

@@ -227,7 +227,7 @@ const cases: [string, string, string, string][] = [
   ['a token stored here under another id', 'moved.json', json([sanctumRow({ id: 40, token: sha256(SANCTUM_CLIENTS.nakamura.slice(2)) })]), ', record 1, field "token": This token is already stored here with id 7'],
   ['a Sanctum id twice in the files', 'dup-id.json', json([sanctumRow({}), sanctumRow({ token: sha256('other') })]), ', record 2, field "id": "40" is also in '],
   ['the same DRF key twice in the files', 'dup-key.json', json([drfKey('c'.repeat(40)), drfKey('c'.repeat(40), { user: 11 })]), ', record 2, field "pk": The same token is also in '],
-  ['an unknown Django model', 'group.json', json([{ model: 'auth.group', pk: 1, fields: { name: 'editors' } }]), ', record 1, field "model": Unknown model "auth.group": data files hold auth.user and authtoken.token records only.'],
+  ['an unknown Django model', 'group.json', json([{ model: 'auth.group', pk: 1, fields: { name: 'editors' } }]), ', record 1, field "model": Unknown model "auth.group": this application\'s data files hold auth.user, personal_access_tokens.accesstoken, comments.comment, authtoken.token.'],
 ];
 
 describe('loaddata with bad tokens: the file, the record and the field, status 1, users and tokens as they were', () => {
