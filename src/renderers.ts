@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
 import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
+import { parseBoolean } from './cleaning.js';
 import { ItemStream, type BrowsableForm, type Renderer, type RequestContext, type RowLink } from './contracts.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
@@ -19,6 +20,11 @@ interface FormInput extends FieldDescription {
   multiline: boolean;
   /** An `<input>` type other than text (number, date). */
   inputType?: string;
+  /** A boolean: a checkbox, ticked when the value is true. */
+  checkbox: boolean;
+  checked: boolean;
+  /** The value in the raw-data form's JSON (see rawValue). */
+  json: unknown;
 }
 
 const INPUT_TYPES: Readonly<Record<string, string>> = { integer: 'number', date: 'date' };
@@ -46,6 +52,22 @@ function formValue(value: unknown): string {
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
+/** Text fields a create form starts empty; DRF's CharField starts as '' where its other fields start as null. */
+const TEXT_TYPES = new Set(['string', 'email']);
+
+/**
+ * A field's value in the raw-data form's JSON, as Django REST Framework's
+ * raw-data form writes a serializer's data: the row's value as it is (a
+ * number, a list, null), a boolean as true or false; on a create form each
+ * field's initial value (false, '' for text, else null).
+ */
+function rawValue(field: FieldDescription, shown: Record<string, unknown>, name: string): unknown {
+  const value = Object.hasOwn(shown, name) ? shown[name] : undefined;
+  if (field.type === 'boolean') return parseBoolean(value) === true;
+  if (value !== undefined) return value;
+  return TEXT_TYPES.has(field.type) ? '' : null;
+}
+
 function formInputs(form: BrowsableForm, data: unknown): FormInput[] {
   const shown = form.submitted ?? (form.method === 'PUT' ? shownRow(data) : {});
   const messages = form.submitted ? fieldMessages(data) : {};
@@ -54,10 +76,15 @@ function formInputs(form: BrowsableForm, data: unknown): FormInput[] {
     .map(([name, field]) => {
       const value = Object.hasOwn(shown, name) ? shown[name] : undefined;
       const errors = Object.hasOwn(messages, name) ? messages[name] : undefined;
+      const json = rawValue(field, shown, name);
       return {
         ...field,
         name,
         value: formValue(value),
+        // A create form's box starts unticked, as DRF's BooleanField (its initial value is false).
+        checkbox: field.type === 'boolean',
+        checked: json === true,
+        json,
         errors: Array.isArray(errors) ? errors.map(String) : [],
         multiline: field.type === 'json' || (field.type === 'string' && (field.max_length === undefined || field.max_length > 255)),
         inputType: INPUT_TYPES[field.type],

@@ -157,6 +157,8 @@ export interface AdminExposure {
   actions?: readonly AdminAction[];
   /** Columns of the list; default: the first six visible fields. */
   list?: readonly string[];
+  /** The list's columns a phone shows (narrower than 577 px), some of `list`; default: all of them, the table scrolling sideways in its box. */
+  phoneList?: readonly string[];
   /** Fields the list can be filtered by; default: every visible field. */
   filters?: readonly string[];
   /** Text fields the search matches (any of them, ignoring case); default: the display field. */
@@ -216,11 +218,13 @@ function assertFields(declaration: ResourceDeclaration, names: readonly string[]
 function assertAdmin(declaration: ResourceDeclaration): void {
   const admin = declaration.admin;
   if (!admin) return;
-  const named = [...(admin.list ?? []), ...(admin.filters ?? []), ...(admin.search ?? [])];
+  const named = [...(admin.list ?? []), ...(admin.phoneList ?? []), ...(admin.filters ?? []), ...(admin.search ?? [])];
   assertFields(declaration, named, 'admin');
   for (const name of named) {
     if (declaration.fields[name]?.hidden) throw new Error(`Resource ${declaration.name}: hidden field "${name}" cannot be shown in the admin`);
   }
+  const offList = admin.list ? admin.phoneList?.find((name) => !admin.list?.includes(name)) : undefined;
+  if (offList !== undefined) throw new Error(`Resource ${declaration.name}: admin.phoneList names "${offList}", which admin.list does not show`);
 }
 
 /** Checks a declaration's internal references when its module loads, so mistakes fail at start, not on a request. */

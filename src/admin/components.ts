@@ -13,3 +13,7 @@ componentLoader.override('DefaultEditAction', path.join(projectRoot, 'src', 'adm
 export const EXPORT_COMPONENT = componentLoader.add('ExportAction', path.join(projectRoot, 'src', 'admin', 'ui', 'export.jsx'));
 /** Carries the page-wide layout rules: the sidebar open on wide screens, lists usable on phones (ui/layout.jsx). */
 componentLoader.override('SidebarFooter', path.join(projectRoot, 'src', 'admin', 'ui', 'layout.jsx'));
+/** Times on lists and row pages as the dashboard shows them: one format, in TIME_ZONE (ui/time.jsx). */
+const TIME_COMPONENT = path.join(projectRoot, 'src', 'admin', 'ui', 'time.jsx');
+componentLoader.override('DefaultDatetimeListProperty', TIME_COMPONENT);
+componentLoader.override('DefaultDatetimeShowProperty', TIME_COMPONENT);

@@ -131,7 +131,8 @@ async function ownActions(registry: ResourceRegistry, log: RowModel, staffId: nu
       title: String(row.get('record_title')) || `#${id}`,
       href,
       at: isoTime(row.get('created_at')),
-      verb: t(`dashboard.actions.${action}`, { defaultValue: action }),
+      // The audit log's own words for it (its list's badges say the same).
+      verb: t(`audit.actions.${action}`, { defaultValue: action }),
       resource: resource ? resourceNames(language, resource).name : String(row.get('resource')),
     };
   });

@@ -173,7 +173,7 @@ export function withDataTexts(locale: LocaleOption): LocaleOption {
       texts = {
         ...base,
         labels: { ...block(base.labels), [AUDIT_LOG_TABLE_NAME]: t('audit.name') },
-        resources: { ...base.resources, [AUDIT_LOG_TABLE_NAME]: { properties, actions: { list: t('audit.name'), show: t('audit.entry') } } },
+        resources: { ...base.resources, [AUDIT_LOG_TABLE_NAME]: { ...base.resources?.[AUDIT_LOG_TABLE_NAME], properties, actions: { list: t('audit.name'), show: t('audit.entry') } } },
         actions: { ...block(base.actions), [EXPORT_ACTION]: t('export.action') },
         messages: { ...block(base.messages), exportExplained: t('export.explained'), exportDownload: t('export.download') },
       };

@@ -79,19 +79,23 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
   const extra = policy ? policy.properties().map((property) => property.path()) : [];
   const allowed = exposure.actions ?? ALL_ADMIN_ACTIONS;
   const action = (name: AdminAction) => ({ isAccessible: accessible(name, allowed, policy) });
+  const list = [...(exposure.list ?? visible.slice(0, DEFAULT_LIST_COLUMNS))];
+  // The columns a phone leaves out, marked for the page's layout rules (ui/layout.jsx).
+  const offPhone = exposure.phoneList ? list.filter((name) => !exposure.phoneList?.includes(name)) : [];
   return {
     id: resource.id(),
     navigation: { name: null, icon: declaration.userModel ? 'Users' : 'Database' },
     titleProperty: resource.bound.displayFields[0],
-    listProperties: [...(exposure.list ?? visible.slice(0, DEFAULT_LIST_COLUMNS))],
+    listProperties: list,
     showProperties: visible,
     editProperties: [...writable, ...extra],
     // JSON, many-to-many and computed fields have no filter, even when the declaration names them.
     filterProperties: (exposure.filters ?? visible).filter((name) => isAdminFilterable(declaration.fields[name]!)),
     sort: { sortBy: 'id', direction: 'desc' },
-    properties: Object.fromEntries(
-      extra.map((name) => [name, { isVisible: { list: false, show: false, filter: false, edit: true } }]),
-    ),
+    properties: Object.fromEntries([
+      ...extra.map((name) => [name, { isVisible: { list: false, show: false, filter: false, edit: true } }]),
+      ...offPhone.map((name) => [name, { custom: { phone: false } }]),
+    ]),
     actions: {
       list: action('list'),
       show: action('show'),
@@ -114,7 +118,7 @@ function resourceOptions(resource: DeclaredResource, policy: AdminPolicy | null)
 }
 
 /** The AdminJS instance for every declared resource; the account model brings its password and privileges. */
-export function createAdmin(registry: ResourceRegistry, accounts: Accounts): AdminJS {
+export function createAdmin(registry: ResourceRegistry, accounts: Accounts, timeZone = 'UTC'): AdminJS {
   const bound = registry.all();
   const audit = auditResource(registry);
   const resources: ResourceWithOptions[] = bound.map((resource) => {
@@ -130,7 +134,7 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
     resources,
     componentLoader,
     dashboard: { component: DASHBOARD_COMPONENT, handler: dashboardHandler(registry, audit.trail.model) },
-    locale: withDataTexts(localeOption(bound)),
+    locale: withDataTexts(localeOption(bound, timeZone)),
     branding: async () => ({
       companyName: translator(currentLanguage(), ['admin'])('brand'),
       withMadeWithLove: false,
@@ -143,5 +147,5 @@ export function createAdmin(registry: ResourceRegistry, accounts: Accounts): Adm
 /** The admin site over the services' resources, accounts and session store. */
 export function adminSite(services: Services): Router {
   const { registry, accounts, config, logger, sessions, throttles } = services;
-  return adminRouter({ admin: createAdmin(registry, accounts), accounts, sessionStore: sessions.store, loginThrottle: throttles.login, config, logger });
+  return adminRouter({ admin: createAdmin(registry, accounts, config.timeZone), accounts, sessionStore: sessions.store, loginThrottle: throttles.login, config, logger });
 }

@@ -1,6 +1,7 @@
 import './env.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LocaleTranslations } from 'adminjs';
+import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { chooseLanguage, messages, translator, type Language } from '../i18n.js';
 import type { BoundResource } from '../registry.js';
 import { actionTitles, resourceNames } from './names.js';
@@ -27,6 +28,21 @@ function booleanFields(resource: BoundResource): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * The audit log's badges (its action and resource columns, and their
+ * filters), which AdminJS looks up as `<column>.<value>` and otherwise shows
+ * as the stored value in English capitals ("Edit", "Comments"): what was done,
+ * in the words of `audit.actions` (the dashboard's "My actions" says the
+ * same), and the resource's name.
+ */
+function auditLabels(language: Language, resources: readonly BoundResource[]): Record<string, Record<string, string>> {
+  const { audit } = messages().getResourceBundle(language, 'admin') as { audit?: { actions?: Record<string, string> } };
+  return {
+    action: { ...audit?.actions },
+    resource: Object.fromEntries(resources.map((resource) => [resource.declaration.table, resourceNames(language, resource).name])),
+  };
+}
+
 /** Our texts on top of AdminJS's own catalogue of the language: resource and field labels, login page. */
 function translationsFor(language: Language, resources: readonly BoundResource[]): LocaleTranslations {
   const t = translator(language, ['admin', 'resources']);
@@ -49,6 +65,8 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
       labels: Object.fromEntries(booleanFields(resource).map((name) => [name, yesNo])),
     };
   }
+  // The audit log's other texts are the data module's (data.ts), which keeps these.
+  resourceTexts[AUDIT_LOG_TABLE_NAME] = { labels: auditLabels(language, resources) };
   return {
     actions: { ...own.adminjs?.actions },
     labels: resourceLabels,
@@ -86,8 +104,13 @@ function translationsFor(language: Language, resources: readonly BoundResource[]
   };
 }
 
-/** AdminJS's `locale` option: one language per page, the request's, with no switcher and no detection in the browser. */
-export function localeOption(resources: readonly BoundResource[]) {
+/**
+ * AdminJS's `locale` option: one language per page, the request's, with no
+ * switcher and no detection in the browser. It also carries TIME_ZONE, in
+ * which the admin's components show every time (ui/time.jsx): the page's
+ * state has no other place for a setting of the server's.
+ */
+export function localeOption(resources: readonly BoundResource[], timeZone = 'UTC') {
   const cache = new Map<Language, LocaleTranslations>();
   return async () => {
     const language = currentLanguage();
@@ -96,6 +119,6 @@ export function localeOption(resources: readonly BoundResource[]) {
       translations = translationsFor(language, resources);
       cache.set(language, translations);
     }
-    return { language, availableLanguages: [language], localeDetection: false, translations: { [language]: translations } };
+    return { language, availableLanguages: [language], localeDetection: false, timeZone, translations: { [language]: translations } };
   };
 }

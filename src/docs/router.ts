@@ -15,13 +15,15 @@ const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagge
  * What the page loads, by the name it has under `assets/`: Swagger UI's own
  * files, and our settings for it. The package's other files (its sample page
  * with the petstore, the other bundles, source maps) are not served.
+ * `docs.css` adapts Swagger UI's layout to narrow screens.
  */
 const ASSETS: ReadonlyMap<string, string> = new Map([
   ...['swagger-ui.css', 'index.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png'].map(
     (name): [string, string] => [name, path.join(swaggerUiDir, name)],
   ),
-  // Next to this file in the checkout: the compiler copies no JavaScript to dist/.
+  // Next to this file in the checkout: the compiler copies no JavaScript or CSS to dist/.
   ['swagger-initializer.js', path.join(projectRoot, 'src', 'docs', 'swagger-initializer.js')],
+  ['docs.css', path.join(projectRoot, 'src', 'docs', 'docs.css')],
 ]);
 
 /** As long as the other pages' scripts and styles (/static, the admin's): the names carry no version. */

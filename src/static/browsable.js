@@ -21,7 +21,8 @@ function showRefusal(form, method, response, text) {
   const unplaced = [];
   let first = null;
   for (const [name, messages] of Object.entries(answer.errors)) {
-    const field = form.hasAttribute('data-raw') ? null : form.querySelector(`[name="${CSS.escape(name)}"]`);
+    // Not a checkbox's hidden `false` (see the template): the box itself.
+    const field = form.hasAttribute('data-raw') ? null : form.querySelector(`[name="${CSS.escape(name)}"]:not([type=hidden])`);
     for (const message of [].concat(messages)) {
       if (!field) {
         unplaced.push(`${name}: ${message}`);

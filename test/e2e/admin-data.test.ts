@@ -77,9 +77,12 @@ describe("a staff member with the admin's data", () => {
     await page.getByText(/successfully/i).first().waitFor();
     await page.goto(at('admin/resources/admin_audit_log'));
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    const row = page.locator('tr', { hasText: 'comments' }).filter({ hasText: 'edit' }).first();
+    const row = page.locator('tr[data-id]', { hasText: 'Audited in the browser' }).first();
     await row.waitFor();
     expect(await row.textContent()).toContain('chief');
+    // What was done, to which resource, in words: not the stored `edit` and `comments` in capitals.
+    expect(await row.locator('td[data-property-name="action"]').innerText()).toBe('Changed');
+    expect(await row.locator('td[data-property-name="resource"]').innerText()).toBe('Comment');
     await shot('admin-data-02-audit-log');
     await row.click();
     await page.waitForURL(/\/admin_audit_log\/records\/\d+\/show$/);

@@ -8,10 +8,16 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { projectRoot } from '../../src/paths.js';
 import { createChief, launchChromium, startDemoServer } from '../helpers/browser.js';
 
-// The admin of a fresh `npm start` on a desktop (1280 × 800) and on a phone (390 × 844), in English and in Japanese.
+// The admin of a fresh `npm start` on a desktop (1280 × 800) and on a phone (390 × 844), in English and in Japanese,
+// its server in Tokyo's time zone and the browser in New York's.
 const screenshots = path.join(projectRoot, 'e2e-screenshots');
 const WIDE = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+const TIME_ZONE = 'Asia/Tokyo';
+const BROWSER_TIME_ZONE = 'America/New_York';
+
+/** An instant as the admin shows it, in Tokyo (UTC+9, no daylight saving time): `YYYY-MM-DD HH:mm`. */
+const inTokyo = (iso: string): string => new Date(Date.parse(iso) + 9 * 3_600_000).toISOString().slice(0, 16).replace('T', ' ');
 
 describe('the admin on a desktop and on a phone', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-e2e-admin-layout-'));
@@ -27,7 +33,7 @@ describe('the admin on a desktop and on a phone', () => {
   async function staffPage(language: 'en' | 'ja'): Promise<Page> {
     const existing = contexts[language];
     if (existing) return existing.page;
-    const context = await browser.newContext({ locale: language === 'en' ? 'en-US' : 'ja-JP', viewport: WIDE });
+    const context = await browser.newContext({ locale: language === 'en' ? 'en-US' : 'ja-JP', viewport: WIDE, timezoneId: BROWSER_TIME_ZONE });
     const page = await context.newPage();
     // The form is the page script's: filled once that script has settled, and checked before it is sent (a
     // login in Japanese now and then stayed on the login page when it was filled as soon as the inputs appeared).
@@ -63,7 +69,7 @@ describe('the admin on a desktop and on a phone', () => {
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    ({ child, url } = await startDemoServer(database));
+    ({ child, url } = await startDemoServer(database, { TIME_ZONE }));
     createChief(env);
     browser = await launchChromium();
   }, 60_000);
@@ -146,6 +152,39 @@ describe('the admin on a desktop and on a phone', () => {
     expect(await overflow(page)).toBe(0);
   });
 
+  test('at 390 px the users list shows username, email and staff whole, inside the window, and leaves the id, name and other flags to wider screens', async () => {
+    const shown = ['username', 'email', 'is_staff'];
+    const left = ['id', 'name', 'is_superuser', 'is_active'];
+    for (const language of ['en', 'ja'] as const) {
+      const page = await staffPage(language);
+      await page.setViewportSize(PHONE);
+      await page.goto(at('admin/resources/users'));
+      await page.locator('tr[data-id]').first().waitFor();
+      // Every row's cells measured at once (a string: the tests have no DOM types): a cell is shown whole when nothing of it is cut off with an ellipsis.
+      const cells = (await page.evaluate(`[...document.querySelectorAll('tr[data-id] td[data-property-name]')].map((td) => ({
+        name: td.dataset.propertyName, shown: td.getClientRects().length > 0, right: td.getBoundingClientRect().right,
+        whole: td.scrollWidth <= td.clientWidth, text: td.innerText.trim() }))`)) as { name: string; shown: boolean; right: number; whole: boolean; text: string }[];
+      const rows = cells.filter((cell) => cell.name === 'username').length;
+      expect(rows).toBeGreaterThan(1);
+      for (const name of shown) {
+        const column = cells.filter((cell) => cell.name === name);
+        expect(column).toHaveLength(rows);
+        for (const cell of column) expect({ language, ...cell, inside: cell.right <= PHONE.width }).toMatchObject({ shown: true, whole: true, inside: true, text: expect.stringMatching(/./) });
+      }
+      for (const name of left) expect([language, name, cells.filter((cell) => cell.name === name && cell.shown)]).toEqual([language, name, []]);
+      // The header shows the same three columns (beside the checkbox's and the actions' cells, which have no text).
+      const headings = (await page.locator('thead tr').first().locator('> :visible').allInnerTexts()).map((text) => text.trim()).filter((text) => text !== '');
+      expect(headings).toEqual(language === 'en' ? ['Username', 'Email address', 'Staff'] : ['ユーザ名', 'メールアドレス', 'スタッフ']);
+      expect(await overflow(page)).toBe(0);
+      await shot(page, `admin-layout-02b-phone-users-${language}`);
+      // A desktop shows every column.
+      await page.setViewportSize(WIDE);
+      const wide = page.locator('tr[data-id]').first();
+      for (const name of [...shown, ...left]) expect([name, await wide.locator(`td[data-property-name="${name}"]`).isVisible()]).toEqual([name, true]);
+    }
+    // Two languages, the first Japanese page logging in: as long as the Japanese titles' test below.
+  }, 150_000);
+
   test('at 390 px the show, edit and new pages and the dashboard do not scroll sideways, even for a long word', async () => {
     const page = await staffPage('en');
     await page.setViewportSize(PHONE);
@@ -202,6 +241,56 @@ describe('the admin on a desktop and on a phone', () => {
     await latest.first().getByRole('link').click();
     await page.waitForURL(/\/admin\/resources\/comments\/records\/\d+\/show$/);
   });
+
+  test("times read alike on the dashboard, a list and a row's page: YYYY-MM-DD HH:mm in the server's TIME_ZONE, not the browser's", async () => {
+    const page = await staffPage('en');
+    await page.setViewportSize(WIDE);
+    await page.goto(at('admin'));
+    const latest = page.getByTestId('dashboard-latest-comments').getByTestId('dashboard-row').first();
+    const time = latest.locator('time');
+    await time.waitFor();
+    const iso = await time.getAttribute('datetime');
+    expect(iso).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const shown = await time.innerText();
+    expect(shown).toBe(inTokyo(iso!));
+    // A sign-in's time too.
+    const login = page.getByTestId('dashboard-logins').locator('time').first();
+    expect(await login.innerText()).toBe(inTokyo((await login.getAttribute('datetime'))!));
+    const id = /records\/(\d+)\/show$/.exec((await latest.getByRole('link').getAttribute('href')) ?? '')?.[1];
+    expect(id).toBeDefined();
+    await page.goto(at('admin/resources/comments'));
+    const cell = page.locator(`tr[data-id="${id}"] td[data-property-name="updated_at"]`);
+    await cell.waitFor();
+    expect((await cell.innerText()).trim()).toBe(shown);
+    await page.goto(at(`admin/resources/comments/records/${id}/show`));
+    const field = page.getByTestId('property-show-updated_at');
+    await field.waitFor();
+    expect(await field.innerText()).toContain(shown);
+    // Three admin pages.
+  }, 120_000);
+
+  test("the audit log's badges say what was done to which resource in Japanese, as the dashboard's own changes do", async () => {
+    const page = await staffPage('ja');
+    await page.setViewportSize(WIDE);
+    await page.goto(at('admin/resources/comments/records/2/edit'));
+    const title = page.locator('input[name="title"]');
+    await title.waitFor();
+    await title.fill('監査される');
+    await page.getByTestId('button-save').click();
+    await page.getByText('保存しました。').first().waitFor();
+    await page.goto(at('admin/resources/admin_audit_log'));
+    const row = page.locator('tr[data-id]', { hasText: '監査される' }).first();
+    await row.waitFor();
+    expect(await row.locator('td[data-property-name="action"]').innerText()).toBe('変更');
+    expect(await row.locator('td[data-property-name="resource"]').innerText()).toBe('コメント');
+    expect(await row.innerText()).not.toMatch(/Edit|Comments/);
+    await shot(page, 'admin-layout-06-ja-audit-log');
+    await page.goto(at('admin'));
+    const mine = page.getByTestId('dashboard-actions').getByTestId('dashboard-row').first();
+    await mine.waitFor();
+    expect(await mine.innerText()).toContain('変更 · コメント');
+    // Five admin pages and a save.
+  }, 150_000);
 
   test('pages are titled by the plural list name and "Edit comment" in English, with the role in English', async () => {
     const page = await staffPage('en');

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { request, type Browser, type Locator, type Page } from 'playwright-core';
+import { request, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/paths.js';
 import { launchChromium, startDemoServer } from '../helpers/browser.js';
 
@@ -39,8 +39,8 @@ describe('the API documentation in a browser', () => {
 
   const at = (pathname: string): string => new URL(pathname.replace(/^\//, ''), url).href;
 
-  async function newVisit(): Promise<WatchedPage> {
-    const context = await browser.newContext({ locale: 'en-US' });
+  async function newVisit(options: BrowserContextOptions = {}): Promise<WatchedPage> {
+    const context = await browser.newContext({ locale: 'en-US', ...options });
     const watched: WatchedPage = { page: await context.newPage(), external: [], refusedByPolicy: [], errors: [] };
     watched.page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) watched.refusedByPolicy.push(message.text());
@@ -215,6 +215,31 @@ describe('the API documentation in a browser', () => {
     expect(answer.body).toContain('"from /docs"');
     expect(await (await sent).headerValue('cookie')).toBeNull();
     await shot(page, 'docs-04-token-beside-session');
+  });
+
+  test("reads every section on a 390-pixel phone, in English and Japanese: nothing wider than the screen, each section's description across it", async () => {
+    const phone = { width: 390, height: 844 };
+    for (const locale of ['en-US', 'ja-JP']) {
+      const { page } = await newVisit({ locale, viewport: phone });
+      await openDocs(page);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(phone.width);
+      const headings = page.locator('.swagger-ui .opblock-tag');
+      const count = await headings.count();
+      expect(count).toBeGreaterThanOrEqual(4);
+      const squeezed: string[] = [];
+      for (let index = 0; index < count; index += 1) {
+        const heading = headings.nth(index);
+        const description = await heading.locator('small').boundingBox();
+        const box = await heading.boundingBox();
+        // Squeezed beside a long section name, the Fortify description was a column one word wide and 4,500 px tall.
+        if (!description || !box || description.width < phone.width * 0.75 || box.height > phone.height / 2) {
+          squeezed.push(`${await heading.getAttribute('data-tag')}: ${JSON.stringify({ description, box })}`);
+        }
+      }
+      expect(squeezed).toEqual([]);
+      await shot(page, `docs-05-phone-${locale}`);
+      await page.context().close();
+    }
   });
 
   test('nothing came from another host, the policy refused nothing, and no script failed', () => {

@@ -25,8 +25,8 @@ export function createChief(env: Record<string, string>): void {
   execFileSync(process.execPath, [MANAGE, 'createsuperuser', '--username', CHIEF.username, '--email', CHIEF.email, '--password', CHIEF.password], { env });
 }
 
-/** The built server as `npm start` runs it (demo data loaded) on a database file of its own, at any free port. */
-export async function startDemoServer(databaseFile: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000' });
+/** The built server as `npm start` runs it (demo data loaded) on a database file of its own, at any free port; `env` adds settings. */
+export async function startDemoServer(databaseFile: string, env: Record<string, string> = {}): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  const child = spawnServer({ DATABASE_URL: `sqlite:${databaseFile}`, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', ...env });
   return { child, url: await waitForUrl(child, startTimeout(2)) };
 }

@@ -63,6 +63,15 @@ describe('resource declarations', () => {
     ).toThrow('hidden field "secret" cannot be exposed');
   });
 
+  test("an admin list's phone columns must be columns of the list, and none hidden", () => {
+    const fields = { id: field.id(), title: field.string(), body: field.text(), secret: field.string({ hidden: true }) };
+    const declare = (admin: ResourceDeclaration['admin']) => () => defineResource({ name: 'Phoned', table: 'phoned', fields, admin });
+    expect(declare({ list: ['id', 'title', 'body'], phoneList: ['title'] })).not.toThrow();
+    expect(declare({ list: ['id', 'title'], phoneList: ['title', 'body'] })).toThrow('Resource Phoned: admin.phoneList names "body", which admin.list does not show');
+    expect(declare({ phoneList: ['nope'] })).toThrow('Resource Phoned: admin names unknown field "nope"');
+    expect(declare({ phoneList: ['secret'] })).toThrow('hidden field "secret" cannot be shown in the admin');
+  });
+
   test('a reference is shown by its as-name, and only there', () => {
     const fields = { id: field.id(), who: field.reference('User', { as: 'owner', onDelete: 'CASCADE' }) };
     const site = (shown: string[]) => ({ path: 'x', actions: ['list'] as const, fields: shown });

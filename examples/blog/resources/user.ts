@@ -21,6 +21,8 @@ export default defineResource({
   userModel: { usernameField: 'username', emailField: 'email', displayField: 'name' },
   admin: {
     list: ['id', 'username', 'email', 'name', 'is_staff', 'is_active'],
+    // What tells accounts apart on a phone: who, how to reach them, and whether they may use the admin.
+    phoneList: ['username', 'email', 'is_staff'],
     search: ['username', 'email', 'name'],
   },
   sites: {

@@ -3,39 +3,35 @@
 // No links or images from outside the product (AdminJS's own dashboard
 // advertises AdminJS).
 import React, { useEffect, useState } from 'react';
-import { useSelector } from 'react-redux';
 import { Link } from 'react-router-dom';
 import { Box, H2, H3, Loader, Text } from '@adminjs/design-system';
 import { ApiClient, useTranslation } from 'adminjs';
+import { Time, useTimeZone } from './time.jsx';
 
 const api = new ApiClient();
 
-/** A time in the page's language; the full ISO time on hover. */
-const Time = ({ at, language }) => {
-  if (!at) return null;
+const RowLink = ({ row, extra }) => {
+  // As the lists show times (ui/time.jsx): one format, in TIME_ZONE.
+  const timeZone = useTimeZone();
   return (
-    <Text as="time" dateTime={at} title={at} color="grey60" fontSize="sm" ml="default">
-      {new Date(at).toLocaleString(language)}
-    </Text>
+    <Box as="li" mb="sm" data-testid="dashboard-row" style={{ overflowWrap: 'anywhere' }}>
+      {row.href ? <Link to={row.href}>{row.title}</Link> : <Text as="span">{row.title}</Text>}
+      {extra ? <Text as="span" color="grey60" ml="sm">{extra}</Text> : null}
+      <Text as="span" color="grey60" fontSize="sm" ml="default">
+        <Time value={row.at} timeZone={timeZone} />
+      </Text>
+    </Box>
   );
 };
 
-const RowLink = ({ row, language, extra }) => (
-  <Box as="li" mb="sm" data-testid="dashboard-row" style={{ overflowWrap: 'anywhere' }}>
-    {row.href ? <Link to={row.href}>{row.title}</Link> : <Text as="span">{row.title}</Text>}
-    {extra ? <Text as="span" color="grey60" ml="sm">{extra}</Text> : null}
-    <Time at={row.at} language={language} />
-  </Box>
-);
-
 /** A list of rows, each a link with its time and `extra(row)` beside it; `empty` when there is none. */
-const Rows = ({ rows, empty, language, extra = () => null }) =>
+const Rows = ({ rows, empty, extra = () => null }) =>
   rows.length === 0 ? (
     <Text color="grey60">{empty}</Text>
   ) : (
     <Box as="ul">
       {rows.map((row) => (
-        <RowLink key={row.id} row={row} language={language} extra={extra(row)} />
+        <RowLink key={row.id} row={row} extra={extra(row)} />
       ))}
     </Box>
   );
@@ -69,11 +65,11 @@ const Counts = ({ resources, log }) => {
 };
 
 // Django admin's "My actions": what this staff member added, changed or deleted last.
-const Actions = ({ actions, log, language }) => {
+const Actions = ({ actions, log }) => {
   const { translateMessage } = useTranslation();
   return (
     <Section title={translateMessage('dashboardActions')} testId="dashboard-actions">
-      <Rows rows={actions} empty={translateMessage('dashboardNoActions')} language={language} extra={(action) => `${action.verb} · ${action.resource}`} />
+      <Rows rows={actions} empty={translateMessage('dashboardNoActions')} extra={(action) => `${action.verb} · ${action.resource}`} />
       <Box mt="default">
         <Link to={log.href}>{translateMessage('dashboardWholeLog')}</Link>
       </Box>
@@ -81,32 +77,31 @@ const Actions = ({ actions, log, language }) => {
   );
 };
 
-const Latest = ({ resources, language }) => {
+const Latest = ({ resources }) => {
   const { translateMessage } = useTranslation();
   return (
     <Section title={translateMessage('dashboardLatest')} testId="dashboard-latest">
       {resources.map((resource) => (
         <Box key={resource.id} mb="lg" data-testid={`dashboard-latest-${resource.id}`}>
           <Text fontWeight="bold" mb="sm">{resource.plural}</Text>
-          <Rows rows={resource.latest} empty={translateMessage('dashboardNoRows')} language={language} />
+          <Rows rows={resource.latest} empty={translateMessage('dashboardNoRows')} />
         </Box>
       ))}
     </Section>
   );
 };
 
-const Logins = ({ logins, language }) => {
+const Logins = ({ logins }) => {
   const { translateMessage } = useTranslation();
   return (
     <Section title={translateMessage('dashboardLogins')} testId="dashboard-logins">
-      <Rows rows={logins} empty={translateMessage('dashboardNoLogins')} language={language} extra={(login) => (login.username !== login.title ? login.username : null)} />
+      <Rows rows={logins} empty={translateMessage('dashboardNoLogins')} extra={(login) => (login.username !== login.title ? login.username : null)} />
     </Section>
   );
 };
 
 const Dashboard = () => {
   const { translateMessage } = useTranslation();
-  const language = useSelector((state) => state.locale?.language);
   const [data, setData] = useState(null);
   useEffect(() => {
     let current = true;
@@ -124,11 +119,11 @@ const Dashboard = () => {
         <Box flex flexDirection={['column', 'column', 'column', 'row']} style={{ gap: '24px' }} data-testid="dashboard-loaded">
           <Box flexBasis={['auto', 'auto', 'auto', '30%']} style={{ minWidth: 0 }}>
             <Counts resources={data.resources} log={data.log} />
-            <Actions actions={data.actions} log={data.log} language={language} />
-            <Logins logins={data.logins} language={language} />
+            <Actions actions={data.actions} log={data.log} />
+            <Logins logins={data.logins} />
           </Box>
           <Box flexGrow={1} style={{ minWidth: 0 }}>
-            <Latest resources={data.resources} language={language} />
+            <Latest resources={data.resources} />
           </Box>
         </Box>
       ) : (

@@ -7,14 +7,18 @@
 //   long value is cut short on one line rather than wrapped letter by letter;
 // - a row's page breaks a long word (a URL, say) rather than widen the page;
 // - below 1024 px a list keeps every column (AdminJS shows only the title
-//   column on phones, and we mark none).
+//   column on phones, and we mark none), except that on a phone a list whose
+//   declaration names its `phoneList` shows only those (phoneColumns, below).
 import React from 'react';
+import { useSelector } from 'react-redux';
 import { Box, Select, SelectAsync } from '@adminjs/design-system';
 import { useTranslation } from 'adminjs';
 
 // The design system's third breakpoint.
 const WIDE = '1024px';
 const NARROW = '1023.98px';
+// Below its first one: a phone.
+const PHONE = '576.98px';
 
 // A plain style element: the page's policy allows inline styles, as AdminJS's own need them.
 const LAYOUT = `
@@ -53,7 +57,31 @@ const LAYOUT = `
       max-width: 14em;
     }
   }
+  /* On a phone every pixel goes to the values: the cells keep half of their padding. */
+  @media (max-width: ${PHONE}) {
+    [data-css$='-list-table-wrapper'] td {
+      padding-left: 8px;
+      padding-right: 8px;
+    }
+  }
 `;
+
+/**
+ * The rules that leave out, on a phone, the list columns a declaration's
+ * `phoneList` does not name (index.ts marks them `custom.phone: false`). A
+ * column is found by its place in the table: AdminJS's header cells carry no
+ * column name; the first cell of a row is its checkbox.
+ */
+function phoneColumns(resources) {
+  const rules = [];
+  for (const resource of resources ?? []) {
+    const table = `[data-css="${CSS.escape(resource.id)}-list-table-wrapper"]`;
+    resource.listProperties.forEach((property, index) => {
+      if (property.custom?.phone === false) rules.push(`${table} tr > :nth-child(${index + 2})`);
+    });
+  }
+  return rules.length === 0 ? '' : `@media (max-width: ${PHONE}) { ${rules.join(', ')} { display: none !important; } }`;
+}
 
 /**
  * AdminJS's filters and forms give their drop-down lists no hint, so they
@@ -74,9 +102,10 @@ function useSelectHints() {
 
 const SidebarFooter = () => {
   useSelectHints();
+  const resources = useSelector((state) => state.resources);
   return (
     <Box mt="lg" mb="md" data-css="sidebar-footer">
-      <style>{LAYOUT}</style>
+      <style>{LAYOUT + phoneColumns(resources)}</style>
     </Box>
   );
 };

@@ -72,8 +72,11 @@ describe('the admin dashboard', () => {
 
   test('tells of an account no more than its id, name, username, sign-in time and page', async () => {
     const { logins, resources } = await dashboard(root);
+    // Both lists must be there to be checked: a missing or empty one would pass the loops below unchecked.
+    expect(logins.length).toBeGreaterThan(0);
     for (const login of logins) expect(Object.keys(login).sort()).toEqual(['at', 'href', 'id', 'title', 'username']);
     const users = resources.find((resource) => resource.id === 'users');
+    expect(users?.latest.length).toBeGreaterThan(0);
     for (const row of users?.latest ?? []) expect(Object.keys(row).sort()).toEqual(['at', 'href', 'id', 'title']);
     expect(JSON.stringify({ logins, resources })).not.toMatch(/example\.com|pbkdf2|password/);
   });

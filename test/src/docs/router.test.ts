@@ -82,6 +82,12 @@ describe('the documentation page', () => {
     }
   });
 
+  test("the page loads its narrow-screen styles after Swagger UI's, whose section headings they let wrap", async () => {
+    const styles = loadedUrls((await t.http.get('/docs')).text).filter((url) => url.endsWith('.css'));
+    expect(styles).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/index.css', '/docs/assets/docs.css']);
+    expect((await t.http.get('/docs/assets/docs.css')).text).toMatch(/@media \(max-width: [^)]+\) \{[^]*\.swagger-ui \.opblock-tag \{ flex-wrap: wrap; \}/);
+  });
+
   test.each([
     '/docs/assets/index.html',
     '/docs/assets/swagger-ui-bundle.js.map',
