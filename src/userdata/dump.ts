@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream';
 import { Op, Transaction } from 'sequelize';
 import { inDjangoFormat } from '../auth/hashers.js';
 import { formatDecimal, fromStored } from '../cleaning.js';
+import { microsecondOf, readStoredTime } from '../instant.js';
 import { userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry } from '../registry.js';
 import { isColumn, type FieldDeclaration } from '../resource.js';
 import { fixtureLabel } from './models.js';
@@ -29,8 +30,12 @@ export interface DumpCount {
   count: number;
 }
 
+/** ISO 8601 in UTC, with the microseconds a time has (Django's loaddata reads six digits; a time of its own millisecond keeps three). */
 function isoTimestamp(value: unknown): string | null {
-  return value instanceof Date ? value.toISOString() : value ? new Date(String(value)).toISOString() : null;
+  if (value === null || value === undefined || value === '') return null;
+  const date = value instanceof Date ? value : readStoredTime(String(value));
+  // An Instant's JSON is its ISO text with six digits.
+  return microsecondOf(date) === 0 ? date.toISOString() : date.toJSON();
 }
 
 function text(value: unknown): string {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
+import { manualClock } from '../../helpers/clock.js';
 import { DJANGO_USERS, LARAVEL_USERS, PASSWORDS, useDataWorkspace, type DataWorkspace } from '../../helpers/userdata.js';
 
 /** `DB::table('personal_access_tokens')->get()` of the Laravel application: tokens 7 and 8 of users 20 and 21, and 9 (expired). */
@@ -68,7 +69,7 @@ describe('dumpdata: users as a Django fixture', () => {
       password: original?.fields.password,
       first_name: '太郎',
       last_name: '山田',
-      date_joined: '2025-04-01T09:30:00.123Z',
+      date_joined: '2025-04-01T09:30:00.123456Z',
       last_login: null,
       groups: [],
     });
@@ -155,6 +156,23 @@ describe('dumpdata: every resource, or those named', () => {
     const unknown = await data.manage(['dumpdata', 'blog.post']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('Error: no model is called "blog.post" here. Name a model (or its first part), a table or a resource: auth.user, personal_access_tokens.accesstoken, comments.comment.');
+  });
+
+  test('keeps the microseconds of times written within one millisecond, so the rows come back in their order', async () => {
+    const time = manualClock();
+    time.install();
+    try {
+      await service();
+    } finally {
+      time.restore();
+    }
+    const dumped = JSON.parse((await data.manage(['dumpdata', 'comments'])).stdout) as FixtureEntry[];
+    const times = dumped.map((entry) => String(entry.fields.updated_at));
+    expect(times.filter((at) => /\.\d{6}Z$/.test(at)).length).toBeGreaterThan(0);
+    const output = data.file('comments.json', JSON.stringify(dumped));
+    const fresh = await data.another();
+    expect((await fresh.manage(['loaddata', DJANGO_USERS, LARAVEL_USERS, output])).status).toBe(0);
+    expect(await rows(fresh, 'comments')).toEqual(await rows(data, 'comments'));
   });
 
   test("loads the comments of the Django original's `dumpdata comments`, which have no owner", async () => {
