@@ -4,6 +4,7 @@ import { Sequelize, type Options } from 'sequelize';
 import { ConfigError, withoutPassword } from '../config.js';
 import { projectRoot } from '../paths.js';
 import { closeCompiledReads } from './compiled.js';
+import { connectionLost } from './unavailable.js';
 
 export type DatabaseTarget =
   | { dialect: 'sqlite'; storage: string }
@@ -28,8 +29,44 @@ export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarge
   return { dialect: 'sqlite', storage: path.resolve(root, decodeURIComponent(file)) };
 }
 
+/** A pg client, and the mark Sequelize's pool reads to end a connection instead of lending it again. */
 interface PostgresClient {
-  query(sql: string): Promise<unknown>;
+  query(...args: unknown[]): unknown;
+  _invalid?: boolean;
+}
+
+/**
+ * A connection that stopped answering (pg gave up waiting, or it was lost)
+ * answers every later statement at once with a failure of its own, and is
+ * marked so that the pool ends it. pg would queue the statement behind the
+ * one never answered, where it waits a timeout of its own: a transaction's
+ * ROLLBACK after its statement timed out, a second wait for one request.
+ */
+function failOnceGivenUp(client: PostgresClient): void {
+  const query = client.query.bind(client);
+  const watch = (error: unknown): void => {
+    if (connectionLost(error)) client._invalid = true;
+  };
+  client.query = (...args: unknown[]): unknown => {
+    const last = args.length - 1;
+    const callback = typeof args[last] === 'function' ? (args[last] as (error: unknown, result?: unknown) => void) : undefined;
+    if (client._invalid) {
+      const error = new Error('Connection terminated: given up, a statement on it got no answer in time');
+      if (!callback) return Promise.reject(error);
+      process.nextTick(() => callback(error));
+      return undefined;
+    }
+    if (callback) {
+      args[last] = (error: unknown, result?: unknown) => {
+        watch(error);
+        callback(error, result);
+      };
+      return query(...args);
+    }
+    const answer = query(...args);
+    if (answer instanceof Promise) answer.catch(watch);
+    return answer;
+  };
 }
 
 interface SqliteConnection {
@@ -79,7 +116,8 @@ export interface DatabaseLimits {
 
 export function openDatabase(url: string, limits: DatabaseLimits | null = null): Sequelize {
   const target = parseDatabaseUrl(url);
-  const common: Options = { logging: false, define: { underscored: true } };
+  // Sequelize tries a statement SQLite found locked five times, each waiting the whole busy timeout: one wait, as documented.
+  const common: Options = { logging: false, define: { underscored: true }, retry: { max: 1 } };
   if (target.dialect === 'postgres') {
     const timeout = limits?.statementTimeoutMs;
     const sequelize = new Sequelize(target.url, {
@@ -88,12 +126,11 @@ export function openDatabase(url: string, limits: DatabaseLimits | null = null):
       pool: { max: 10, ...(timeout ? { acquire: timeout } : {}) },
       dialectOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, ...(timeout ? { query_timeout: timeout + CLIENT_GRACE_MS } : {}) },
     });
-    // Set once connected rather than sent as a startup parameter, which PgBouncer refuses unless told to ignore it.
-    if (timeout) {
-      sequelize.addHook('afterConnect', async (connection) => {
-        await (connection as PostgresClient).query(`SET statement_timeout = ${Math.trunc(timeout)}`);
-      });
-    }
+    sequelize.addHook('afterConnect', async (connection) => {
+      failOnceGivenUp(connection as PostgresClient);
+      // Set once connected rather than sent as a startup parameter, which PgBouncer refuses unless told to ignore it.
+      if (timeout) await (connection as PostgresClient).query(`SET statement_timeout = ${Math.trunc(timeout)}`);
+    });
     return sequelize;
   }
   if (target.storage !== MEMORY) mkdirSync(path.dirname(target.storage), { recursive: true });
