@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { clock } from '../clock.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { StoredRecord } from '../registry.js';
 import type { PasswordGuard } from '../throttling.js';
 import type { Accounts, AuthUser } from './accounts.js';
@@ -75,8 +76,10 @@ export class CachedPasswordCheck implements PasswordCheck {
     if (shared) {
       try {
         return await shared;
-      } catch {
-        // The first caller's throttle (its address) refused, or the database failed: this client is checked on its own.
+      } catch (error) {
+        // A database that did not answer the first caller's check would make this one wait a second time.
+        if (isDatabaseUnavailable(error)) throw error;
+        // The first caller's throttle (its address) refused: this client is checked on its own.
         return this.check(key, username, password, guard);
       }
     }

@@ -31,6 +31,8 @@ interface Frozen {
   proxy: FrozenProxy;
   /** A GET of one comment with alice's token. */
   get(): Promise<request.Response>;
+  /** The same comment on the browsable site, with alice's password (HTTP Basic), never sent before. */
+  getWithPassword(): Promise<request.Response>;
   comment: object;
 }
 
@@ -52,11 +54,18 @@ async function behindProxy(): Promise<Frozen> {
   const bearer = await services.tokens!.issue(alice);
   const http = request(createApp(services));
   const created = await http.post('/api/comments').auth(bearer, { type: 'bearer' }).send({ title: 'kept', body: 'between requests' });
+  const id = (created.body as { comment: { id: number } }).comment.id;
   const get = (): Promise<request.Response> =>
     http
-      .get(`/api/comments/${(created.body as { comment: { id: number } }).comment.id}`)
+      .get(`/api/comments/${id}`)
       .auth(bearer, { type: 'bearer' })
       .set('Accept', 'application/json')
+      .then((answer) => answer);
+  const getWithPassword = (): Promise<request.Response> =>
+    http
+      .get(`/comments/${id}/`)
+      .auth('alice', 'alice-password')
+      .set({ Accept: 'application/json', 'Accept-Language': 'en' })
       .then((answer) => answer);
   // The first GET reads the token again (its last_used_at changed it) and the row; from then on both are kept.
   const read = await get();
@@ -64,7 +73,7 @@ async function behindProxy(): Promise<Frozen> {
   const sent = proxy.statements.length;
   expect((await get()).body).toEqual(read.body);
   expect(proxy.statements.slice(sent)).toEqual([KEPT_VERSIONS]);
-  return { proxy, get, comment: read.body as object };
+  return { proxy, get, getWithPassword, comment: read.body as object };
 }
 
 if (onPostgres()) {
@@ -93,6 +102,18 @@ if (onPostgres()) {
       const later = [get(), get()];
       const answers = await Promise.all([first, ...later]);
       expect(answers.map((answer) => answer.status)).toEqual([503, 503, 503]);
+      expect(waits(proxy.whileFrozen)).toBe(1);
+    }, 60_000);
+
+    test('requests with the same password that come while its check waits for it share that wait and its 503', async () => {
+      const { proxy, getWithPassword } = await behindProxy();
+      proxy.freeze();
+      const first = getWithPassword();
+      await proxy.nextAsked();
+      const answers = await Promise.all([first, getWithPassword(), getWithPassword()]);
+      expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
+        Array.from({ length: 3 }, () => [503, { detail: 'The database did not answer in time. Try again shortly.' }]),
+      );
       expect(waits(proxy.whileFrozen)).toBe(1);
     }, 60_000);
 
