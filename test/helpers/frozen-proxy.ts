@@ -26,6 +26,8 @@ export interface FrozenProxy {
   nextAsked(): Promise<void>;
   /** Passes no byte either way from now on, on any connection, open or new: held until thaw(). */
   freeze(): void;
+  /** Freezes as the first statement whose SQL matches `pattern` is sent: that statement is the first held. */
+  freezeOn(pattern: RegExp): void;
   /** Passes on what was held, and everything from now on. */
   thaw(): void;
   /** The connections open now pass nothing ever again, as after a network cut; connections opened later pass. */
@@ -121,6 +123,7 @@ export async function frozenProxy(databaseUrl: string): Promise<FrozenProxy> {
   let frozen = false;
   let whileFrozen: AskedWhileFrozen = { connections: 0, statements: [] };
   let waiting: (() => void)[] = [];
+  let freezesOn: RegExp | undefined;
   const asked = (): void => {
     for (const resolve of waiting.splice(0)) resolve();
   };
@@ -132,6 +135,7 @@ export async function frozenProxy(databaseUrl: string): Promise<FrozenProxy> {
     const server = net.connect(Number(target.port || 5432), target.hostname);
     const reader = new StatementReader((sql) => {
       statements.push(sql);
+      if (!frozen && freezesOn?.test(sql)) freeze();
       if (!frozen) return;
       whileFrozen.statements.push(sql);
       asked();
@@ -145,6 +149,12 @@ export async function frozenProxy(databaseUrl: string): Promise<FrozenProxy> {
   await new Promise((resolve) => proxy.once('listening', resolve));
   const url = new URL(target);
   url.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const freeze = (): void => {
+    frozen = true;
+    freezesOn = undefined;
+    whileFrozen = { connections: 0, statements: [] };
+    for (const relay of relays) relay.frozen = true;
+  };
   return {
     url: url.toString(),
     statements,
@@ -152,10 +162,9 @@ export async function frozenProxy(databaseUrl: string): Promise<FrozenProxy> {
       return whileFrozen;
     },
     nextAsked: () => new Promise((resolve) => waiting.push(resolve)),
-    freeze() {
-      frozen = true;
-      whileFrozen = { connections: 0, statements: [] };
-      for (const relay of relays) relay.frozen = true;
+    freeze,
+    freezeOn(pattern) {
+      freezesOn = pattern;
     },
     thaw() {
       frozen = false;

@@ -33,6 +33,8 @@ interface Frozen {
   get(): Promise<request.Response>;
   /** The same comment on the browsable site, with alice's password (HTTP Basic), never sent before. */
   getWithPassword(): Promise<request.Response>;
+  /** A DELETE of the comment with alice's token, under If-Match. */
+  remove(etag: string): Promise<request.Response>;
   comment: object;
 }
 
@@ -73,7 +75,13 @@ async function behindProxy(): Promise<Frozen> {
   const sent = proxy.statements.length;
   expect((await get()).body).toEqual(read.body);
   expect(proxy.statements.slice(sent)).toEqual([KEPT_VERSIONS]);
-  return { proxy, get, getWithPassword, comment: read.body as object };
+  const remove = (etag: string): Promise<request.Response> =>
+    http
+      .delete(`/api/comments/${id}`)
+      .auth(bearer, { type: 'bearer' })
+      .set({ Accept: 'application/json', 'If-Match': etag })
+      .then((answer) => answer);
+  return { proxy, get, getWithPassword, remove, comment: read.body as object };
 }
 
 if (onPostgres()) {
@@ -114,6 +122,16 @@ if (onPostgres()) {
       expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
         Array.from({ length: 3 }, () => [503, { detail: 'The database did not answer in time. Try again shortly.' }]),
       );
+      expect(waits(proxy.whileFrozen)).toBe(1);
+    }, 60_000);
+
+    test('a write under If-Match whose transaction gets no answer is 503 after that wait, and gives its claimed version back on no other', async () => {
+      const { proxy, get, remove } = await behindProxy();
+      const etag = (await get()).headers.etag as string;
+      // The version is claimed (one UPDATE), then the delete's transaction begins: the database stops answering there.
+      proxy.freezeOn(/^START TRANSACTION/);
+      const removed = await remove(etag);
+      expect([removed.status, removed.body]).toEqual([503, { message: 'Service Unavailable' }]);
       expect(waits(proxy.whileFrozen)).toBe(1);
     }, 60_000);
 
