@@ -5,6 +5,7 @@ import { ConfigError, withoutPassword } from '../config.js';
 import { projectRoot } from '../paths.js';
 import { closeCompiledReads } from './compiled.js';
 import { connectionLost } from './unavailable.js';
+import { insideWriteTransaction, inWriteOrder } from './write-transactions.js';
 
 export type DatabaseTarget =
   | { dialect: 'sqlite'; storage: string }
@@ -93,6 +94,35 @@ async function configureSqlite(connection: SqliteConnection, storage: string, bu
   }
 }
 
+/** The SQLite connection Sequelize's row writes run on outside transactions (queueRowWrites). */
+const ROW_WRITES = 'row-writes';
+/** Sequelize's query types of row writes: a model's create, save, update, destroy and upsert, and their bulk forms. */
+const ROW_WRITE_TYPES = new Set<unknown>(['INSERT', 'UPDATE', 'BULKUPDATE', 'DELETE', 'BULKDELETE', 'UPSERT']);
+/** A write that answers rows (RETURNING), asked for as a SELECT. */
+const RETURNING_WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
+type Query = (sql: unknown, options?: { transaction?: unknown; type?: unknown }) => Promise<unknown>;
+
+/**
+ * On a SQLite file, Sequelize's row writes outside a transaction take their
+ * turn in this process's write order (db/write-transactions.ts), on a
+ * connection of their own. On the connection Sequelize shares with the
+ * reads, a write waiting for the lock another process holds would hold up
+ * the reads behind it, and each write after it would wait the busy timeout
+ * again, one after another. Schema statements (untyped) stay where they are.
+ */
+function queueRowWrites(sequelize: Sequelize): void {
+  const query = sequelize.query.bind(sequelize) as unknown as Query;
+  const rowWrite: Query = (sql, options) => {
+    const text = typeof sql === 'string' ? sql : String((sql as { query?: unknown } | null)?.query ?? '');
+    const writes = ROW_WRITE_TYPES.has(options?.type) || (options?.type === 'SELECT' && RETURNING_WRITE.test(text));
+    if (!writes || options?.transaction || insideWriteTransaction()) return query(sql, options);
+    // Sequelize's SQLite connections are one per uuid, kept open until the database closes.
+    return inWriteOrder(sequelize, () => query(sql, { ...options, uuid: ROW_WRITES } as typeof options));
+  };
+  (sequelize as unknown as { query: Query }).query = rowWrite;
+}
+
 /** How long opening a PostgreSQL connection may take, up to its readiness for queries. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
@@ -154,6 +184,7 @@ export function openDatabase(url: string, limits: DatabaseLimits | null = null):
     }
     return connection;
   };
+  if (target.storage !== MEMORY) queueRowWrites(sequelize);
   // SQLite refuses to close a connection whose statements are still prepared (db/compiled.ts keeps some).
   const close = sequelize.close.bind(sequelize);
   sequelize.close = async () => {

@@ -1,13 +1,19 @@
 /**
  * A database that stops answering holds a request for one wait at most:
- * DATABASE_TIMEOUT_SECONDS + 5 s on PostgreSQL (docs/production.md). The
- * waits are counted, not timed: a TCP proxy the test freezes sees every
+ * DATABASE_TIMEOUT_SECONDS + 5 s on PostgreSQL, DATABASE_TIMEOUT_SECONDS for
+ * a SQLite write while another process holds the lock (docs/production.md).
+ * The waits are counted, not timed: a TCP proxy the test freezes sees every
  * statement and connection the application asks for while frozen.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
+import sqlite3 from 'sqlite3';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
 import { openDatabase } from '../../../src/db/database.js';
+import { isDatabaseUnavailable } from '../../../src/db/unavailable.js';
 import { createServices } from '../../../src/services.js';
 import { createTestUser } from '../../../src/testing/index.js';
 import { createTestApp, testConfig, type TestApp } from '../../helpers/app.js';
@@ -167,6 +173,63 @@ if (onPostgres()) {
       expect(settled).toBe(true);
       expect(String(await outcome)).toContain('Query read timeout');
       expect(proxy.whileFrozen.statements).toEqual(['SELECT 2']);
+    }, 60_000);
+  });
+}
+
+/** Takes a SQLite file's write lock on a connection of its own (another process, as far as the app can tell) until released. */
+async function holdWriteLock(file: string): Promise<() => Promise<void>> {
+  const connection = new sqlite3.Database(file);
+  const run = (sql: string): Promise<void> => new Promise((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
+  await run('BEGIN IMMEDIATE');
+  return async () => {
+    await run('COMMIT');
+    await new Promise((resolve) => connection.close(resolve));
+  };
+}
+
+if (!onPostgres()) {
+  describe('a SQLite file whose write lock another process holds', () => {
+    test('writes that come while a write waits for the lock fail with it, without a wait of their own, reads go on meanwhile, and writes succeed once it is free', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'frozen-sqlite-'));
+      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      const file = path.join(dir, 'db.sqlite3');
+      // Long enough for the requests below to come while the first write waits, on a machine however busy.
+      const services = await createServices(testConfig({ DATABASE_URL: `sqlite:${file}`, DATABASE_TIMEOUT_SECONDS: '3' }), { limitStatements: true });
+      cleanups.push(() => services.close());
+      const alice = await createTestUser(services, 'alice', { password: 'alice-password' });
+      const bearer = await services.tokens!.issue(alice);
+      const http = request(createApp(services));
+      const api = (method: 'get' | 'post' | 'delete', url: string): request.Test => http[method](url).auth(bearer, { type: 'bearer' }).set('Accept', 'application/json');
+      const ids: number[] = [];
+      for (const title of ['kept', 'removed', 'other']) ids.push(((await api('post', '/api/comments').send({ title, body: 'b' })).body as { comment: { id: number } }).comment.id);
+      const [kept, removed, other] = ids as [number, number, number];
+      const release = await holdWriteLock(file);
+      cleanups.push(() => release().catch(() => undefined));
+
+      // A write of this process (through the model, as a delete without hooks is made) waits for the lock; the requests come behind it.
+      let settled = false;
+      const first = services.registry
+        .get('Comment')
+        .model.destroy({ where: { id: removed } })
+        .catch((error: unknown) => error)
+        .finally(() => (settled = true));
+      const posted = api('post', '/api/comments').send({ title: 'new', body: 'b' }).then((answer) => answer);
+      const deleted = api('delete', `/api/comments/${other}`).then((answer) => answer);
+      // Reads go on while it waits: its wait holds no connection they read on.
+      const read = await api('get', `/api/comments/${kept}`);
+      expect(read.status).toBe(200);
+      expect(settled).toBe(false);
+
+      expect(isDatabaseUnavailable(await first)).toBe(true);
+      // Free at once: a write that waited again after the first failed would now succeed.
+      await release();
+      const [post, remove] = [await posted, await deleted];
+      expect([post.status, post.body]).toEqual([503, { message: 'Service Unavailable' }]);
+      expect([remove.status, remove.body]).toEqual([503, { message: 'Service Unavailable' }]);
+
+      expect((await api('post', '/api/comments').send({ title: 'new', body: 'b' })).status).toBe(201);
+      expect((await api('delete', `/api/comments/${other}`)).status).toBe(200);
     }, 60_000);
   });
 }
