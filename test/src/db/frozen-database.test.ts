@@ -37,10 +37,12 @@ interface Frozen {
   proxy: FrozenProxy;
   /** A GET of one comment with alice's token. */
   get(): Promise<request.Response>;
-  /** The same comment on the browsable site, with alice's password (HTTP Basic), never sent before. */
-  getWithPassword(): Promise<request.Response>;
+  /** The same comment on the browsable site (JSON unless `accept` says), with alice's password (HTTP Basic), never sent before. */
+  getWithPassword(accept?: string): Promise<request.Response>;
   /** A DELETE of the comment with alice's token, under If-Match. */
   remove(etag: string): Promise<request.Response>;
+  /** Changes the comment behind the app's back: its kept row no longer stands for it. */
+  change(): Promise<void>;
   comment: object;
 }
 
@@ -69,11 +71,11 @@ async function behindProxy(): Promise<Frozen> {
       .auth(bearer, { type: 'bearer' })
       .set('Accept', 'application/json')
       .then((answer) => answer);
-  const getWithPassword = (): Promise<request.Response> =>
+  const getWithPassword = (accept = 'application/json'): Promise<request.Response> =>
     http
       .get(`/comments/${id}/`)
       .auth('alice', 'alice-password')
-      .set({ Accept: 'application/json', 'Accept-Language': 'en' })
+      .set({ Accept: accept, 'Accept-Language': 'en' })
       .then((answer) => answer);
   // The first GET reads the token again (its last_used_at changed it) and the row; from then on both are kept.
   const read = await get();
@@ -87,7 +89,8 @@ async function behindProxy(): Promise<Frozen> {
       .auth(bearer, { type: 'bearer' })
       .set({ Accept: 'application/json', 'If-Match': etag })
       .then((answer) => answer);
-  return { proxy, get, getWithPassword, remove, comment: read.body as object };
+  const change = async (): Promise<void> => void (await services.sequelize.query(`UPDATE comments SET body = body WHERE id = ${id}`));
+  return { proxy, get, getWithPassword, remove, change, comment: read.body as object };
 }
 
 if (onPostgres()) {
@@ -128,6 +131,18 @@ if (onPostgres()) {
       expect(answers.map((answer) => [answer.status, answer.body])).toEqual(
         Array.from({ length: 3 }, () => [503, { detail: 'The database did not answer in time. Try again shortly.' }]),
       );
+      expect(waits(proxy.whileFrozen)).toBe(1);
+    }, 60_000);
+
+    test('a browsable page whose row gets no answer is a 503 page, with no form read from the database again', async () => {
+      const { proxy, getWithPassword, change } = await behindProxy();
+      expect((await getWithPassword('text/html')).status).toBe(200);
+      await change();
+      // The row is read again (changed), and the database stops answering there.
+      proxy.freezeOn(/FROM "comments" AS "base"/);
+      const page = await getWithPassword('text/html');
+      expect(page.status).toBe(503);
+      expect(page.text).toContain('The database did not answer in time.');
       expect(waits(proxy.whileFrozen)).toBe(1);
     }, 60_000);
 
