@@ -389,7 +389,7 @@ export class CompiledReads {
     }
     const client = await connections.getConnection({ type });
     try {
-      // A connection that stops answering is marked here as everywhere (db/database.ts): the pool ends it instead of lending it again.
+      // db/database.ts marks a connection that stops answering: the pool then ends it instead of lending it again.
       return (await (client as unknown as PostgresClient).query({ text: sql, values: params })).rows;
     } finally {
       connections.releaseConnection(client);

@@ -43,7 +43,7 @@ interface PostgresClient {
  * one never answered, where it waits a timeout of its own: a transaction's
  * ROLLBACK after its statement timed out, a second wait for one request.
  */
-function failOnceGivenUp(client: PostgresClient): void {
+function failFastOnceGivenUp(client: PostgresClient): void {
   const query = client.query.bind(client);
   const watch = (error: unknown): void => {
     if (connectionLost(error)) client._invalid = true;
@@ -157,7 +157,7 @@ export function openDatabase(url: string, limits: DatabaseLimits | null = null):
       dialectOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, ...(timeout ? { query_timeout: timeout + CLIENT_GRACE_MS } : {}) },
     });
     sequelize.addHook('afterConnect', async (connection) => {
-      failOnceGivenUp(connection as PostgresClient);
+      failFastOnceGivenUp(connection as PostgresClient);
       // Set once connected rather than sent as a startup parameter, which PgBouncer refuses unless told to ignore it.
       if (timeout) await (connection as PostgresClient).query(`SET statement_timeout = ${Math.trunc(timeout)}`);
     });

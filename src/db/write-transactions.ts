@@ -4,7 +4,8 @@
  * where a second BEGIN fails and its ROLLBACK would undo the first: so on
  * SQLite the write transactions of this process run one at a time (on a
  * database file they would wait for each other's lock anyway, IMMEDIATE
- * taking it first). PostgreSQL runs them side by side.
+ * taking it first), and a file's other writes take their turn with them
+ * (db/write-batches.ts, db/database.ts). PostgreSQL runs them side by side.
  *
  * A write that waits for the lock in vain (another process held it past the
  * busy timeout) fails those queued behind it with the same error: each would
@@ -36,6 +37,7 @@ function orderOf(sequelize: Sequelize): WriteOrder {
   }
   return order;
 }
+
 /** Set inside a queued transaction: one opened from within it is not queued behind itself (it fails as SQLite has it). */
 const inside = new AsyncLocalStorage<true>();
 
