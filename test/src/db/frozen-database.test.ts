@@ -56,10 +56,10 @@ async function behindProxy(): Promise<Frozen> {
   cleanups.push(() => database.drop());
   const proxy = await frozenProxy(database.url);
   cleanups.push(() => proxy.close());
-  // Before the services close: what they still have under way is answered once thawed.
-  cleanups.push(async () => proxy.thaw());
   const services = await createServices(testConfig({ DATABASE_URL: proxy.url, DATABASE_TIMEOUT_SECONDS: '1' }), { limitStatements: true });
   cleanups.push(() => services.close());
+  // Before the services close: what they still have under way is answered once thawed.
+  cleanups.push(async () => proxy.thaw());
   const alice = await createTestUser(services, 'alice', { password: 'alice-password' });
   const bearer = await services.tokens!.issue(alice);
   const http = request(createApp(services));
