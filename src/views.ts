@@ -221,7 +221,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 async function browsableForm(ctx: RequestContext, endpoint: Endpoint, response: SiteResponse): Promise<BrowsableForm | undefined> {
   const options = endpoint.methods.OPTIONS;
-  if (ctx.renderer.mediaType !== 'text/html' || !ctx.user || !options) return undefined;
+  // A server error's page has none: its reads would wait a second time for a database that just did not answer.
+  if (ctx.renderer.mediaType !== 'text/html' || !ctx.user || !options || response.status >= 500) return undefined;
   try {
     const metadata = await options.run(ctx);
     const actions = (metadata.data as { actions?: Record<string, Record<string, FieldDescription>> }).actions ?? {};

@@ -11,6 +11,7 @@ import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
 import { claimVersion, holdRow, lockRow, namesUpdateTime, nextVersionTime, RowChanged, rowStillThere, type HeldCheck, type RowVersion, type UpdateTime } from './db/row-version.js';
+import { isDatabaseUnavailable } from './db/unavailable.js';
 import { writeTransaction } from './db/write-transactions.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
@@ -256,7 +257,7 @@ export class RowWriter {
         return work(transaction, at);
       });
     } catch (error) {
-      await this.giveBack(key, stamp, expected);
+      await this.giveBack(key, stamp, expected, error);
       throw error;
     }
   }
@@ -293,13 +294,18 @@ export class RowWriter {
     try {
       return await work();
     } catch (error) {
-      await this.giveBack(key, stamp, expected);
+      await this.giveBack(key, stamp, expected, error);
       throw error;
     }
   }
 
-  /** After a write under a claimed version failed: the row back at the version the client holds, if it still has the one claimed. */
-  private async giveBack(key: unknown, stamp: unknown, expected: UpdateTime): Promise<void> {
+  /**
+   * After a write under a claimed version failed: the row back at the version
+   * the client holds, if it still has the one claimed. Not after a database
+   * that did not answer in time, which the request would wait for again.
+   */
+  private async giveBack(key: unknown, stamp: unknown, expected: UpdateTime, failure: unknown): Promise<void> {
+    if (isDatabaseUnavailable(failure)) return;
     await claimVersion(this.resource, key, stamp, expected.updatedAt, undefined).catch(() => {
       // The write's own error is the answer; the row then keeps a version no client holds, which only asks for a fresh read.
     });

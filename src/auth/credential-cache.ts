@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { clock } from '../clock.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { StoredRecord } from '../registry.js';
 import type { PasswordGuard } from '../throttling.js';
 import type { Accounts, AuthUser } from './accounts.js';
@@ -93,14 +94,16 @@ export class CachedPasswordCheck implements PasswordCheck {
    * answer only if the account is still as that check found it: a password
    * change or a deactivation committed after the check began, and before
    * this request came, must count for this request too. Otherwise, and if
-   * the shared check failed for its own client (its address throttled, the
-   * database), this request is checked on its own.
+   * the shared check failed for its own client (its address throttled), this
+   * request is checked on its own; a database that did not answer that check
+   * fails this request too, which would otherwise wait for it a second time.
    */
   private async joined(shared: Promise<Outcome>, key: string, username: string, password: string, guard: PasswordGuard, request?: object): Promise<AuthUser | null> {
     let outcome: Outcome;
     try {
       outcome = await shared;
-    } catch {
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error;
       return (await this.check(key, username, password, guard)).user;
     }
     if (await this.stillAsWeighed(outcome.weighed, username, request)) return outcome.user;

@@ -12,7 +12,6 @@ import { fromStored } from '../cleaning.js';
 import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
 import { versionCondition, versionParameter, type UpdateTime } from './row-version.js';
 import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
-import { connectionLost } from './unavailable.js';
 import { WriteBatches, type BatchedConnection, type PlainRow, type SqliteDatabase, type SqliteStatement } from './write-batches.js';
 import { insideWriteTransaction, inWriteOrder } from './write-transactions.js';
 
@@ -390,11 +389,8 @@ export class CompiledReads {
     }
     const client = await connections.getConnection({ type });
     try {
+      // db/database.ts marks a connection that stops answering: the pool then ends it instead of lending it again.
       return (await (client as unknown as PostgresClient).query({ text: sql, values: params })).rows;
-    } catch (error) {
-      // As Sequelize's own queries do: the pool then ends this connection instead of lending it again.
-      if (connectionLost(error)) (client as { _invalid?: boolean })._invalid = true;
-      throw error;
     } finally {
       connections.releaseConnection(client);
     }

@@ -5,6 +5,8 @@ import { ConfigError, withoutPassword } from '../config.js';
 import { projectRoot } from '../paths.js';
 import { closeCompiledReads } from './compiled.js';
 import { teachDriversMicroseconds } from './instants.js';
+import { connectionLost } from './unavailable.js';
+import { insideWriteTransaction, inWriteOrder } from './write-transactions.js';
 
 export type DatabaseTarget =
   | { dialect: 'sqlite'; storage: string }
@@ -29,8 +31,44 @@ export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarge
   return { dialect: 'sqlite', storage: path.resolve(root, decodeURIComponent(file)) };
 }
 
+/** A pg client, and the mark Sequelize's pool reads to end a connection instead of lending it again. */
 interface PostgresClient {
-  query(sql: string): Promise<unknown>;
+  query(...args: unknown[]): unknown;
+  _invalid?: boolean;
+}
+
+/**
+ * A connection that stopped answering (pg gave up waiting, or it was lost)
+ * answers every later statement at once with a failure of its own, and is
+ * marked so that the pool ends it. pg would queue the statement behind the
+ * one never answered, where it waits a timeout of its own: a transaction's
+ * ROLLBACK after its statement timed out, a second wait for one request.
+ */
+function failFastOnceGivenUp(client: PostgresClient): void {
+  const query = client.query.bind(client);
+  const watch = (error: unknown): void => {
+    if (connectionLost(error)) client._invalid = true;
+  };
+  client.query = (...args: unknown[]): unknown => {
+    const last = args.length - 1;
+    const callback = typeof args[last] === 'function' ? (args[last] as (error: unknown, result?: unknown) => void) : undefined;
+    if (client._invalid) {
+      const error = new Error('Connection terminated: given up, a statement on it got no answer in time');
+      if (!callback) return Promise.reject(error);
+      process.nextTick(() => callback(error));
+      return undefined;
+    }
+    if (callback) {
+      args[last] = (error: unknown, result?: unknown) => {
+        watch(error);
+        callback(error, result);
+      };
+      return query(...args);
+    }
+    const answer = query(...args);
+    if (answer instanceof Promise) answer.catch(watch);
+    return answer;
+  };
 }
 
 interface SqliteConnection {
@@ -57,6 +95,35 @@ async function configureSqlite(connection: SqliteConnection, storage: string, bu
   }
 }
 
+/** The SQLite connection Sequelize's row writes run on outside transactions (queueRowWrites). */
+const ROW_WRITES = 'row-writes';
+/** Sequelize's query types of row writes: a model's create, save, update, destroy and upsert, and their bulk forms. */
+const ROW_WRITE_TYPES = new Set<unknown>(['INSERT', 'UPDATE', 'BULKUPDATE', 'DELETE', 'BULKDELETE', 'UPSERT']);
+/** A write that answers rows (RETURNING), asked for as a SELECT. */
+const RETURNING_WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
+type Query = (sql: unknown, options?: { transaction?: unknown; type?: unknown }) => Promise<unknown>;
+
+/**
+ * On a SQLite file, Sequelize's row writes outside a transaction take their
+ * turn in this process's write order (db/write-transactions.ts), on a
+ * connection of their own. On the connection Sequelize shares with the
+ * reads, a write waiting for the lock another process holds would hold up
+ * the reads behind it, and each write after it would wait the busy timeout
+ * again, one after another. Schema statements (untyped) stay where they are.
+ */
+function queueRowWrites(sequelize: Sequelize): void {
+  const query = sequelize.query.bind(sequelize) as unknown as Query;
+  const rowWrite: Query = (sql, options) => {
+    const text = typeof sql === 'string' ? sql : String((sql as { query?: unknown } | null)?.query ?? '');
+    const writes = ROW_WRITE_TYPES.has(options?.type) || (options?.type === 'SELECT' && RETURNING_WRITE.test(text));
+    if (!writes || options?.transaction || insideWriteTransaction()) return query(sql, options);
+    // Sequelize's SQLite connections are one per uuid, kept open until the database closes.
+    return inWriteOrder(sequelize, () => query(sql, { ...options, uuid: ROW_WRITES } as typeof options));
+  };
+  (sequelize as unknown as { query: Query }).query = rowWrite;
+}
+
 /** How long opening a PostgreSQL connection may take, up to its readiness for queries. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
@@ -81,7 +148,8 @@ export interface DatabaseLimits {
 export function openDatabase(url: string, limits: DatabaseLimits | null = null): Sequelize {
   const target = parseDatabaseUrl(url);
   teachDriversMicroseconds();
-  const common: Options = { logging: false, define: { underscored: true } };
+  // Sequelize tries a statement SQLite found locked five times, each waiting the whole busy timeout: one wait, as documented.
+  const common: Options = { logging: false, define: { underscored: true }, retry: { max: 1 } };
   if (target.dialect === 'postgres') {
     const timeout = limits?.statementTimeoutMs;
     const sequelize = new Sequelize(target.url, {
@@ -90,12 +158,11 @@ export function openDatabase(url: string, limits: DatabaseLimits | null = null):
       pool: { max: 10, ...(timeout ? { acquire: timeout } : {}) },
       dialectOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, ...(timeout ? { query_timeout: timeout + CLIENT_GRACE_MS } : {}) },
     });
-    // Set once connected rather than sent as a startup parameter, which PgBouncer refuses unless told to ignore it.
-    if (timeout) {
-      sequelize.addHook('afterConnect', async (connection) => {
-        await (connection as PostgresClient).query(`SET statement_timeout = ${Math.trunc(timeout)}`);
-      });
-    }
+    sequelize.addHook('afterConnect', async (connection) => {
+      failFastOnceGivenUp(connection as PostgresClient);
+      // Set once connected rather than sent as a startup parameter, which PgBouncer refuses unless told to ignore it.
+      if (timeout) await (connection as PostgresClient).query(`SET statement_timeout = ${Math.trunc(timeout)}`);
+    });
     return sequelize;
   }
   if (target.storage !== MEMORY) mkdirSync(path.dirname(target.storage), { recursive: true });
@@ -119,6 +186,7 @@ export function openDatabase(url: string, limits: DatabaseLimits | null = null):
     }
     return connection;
   };
+  if (target.storage !== MEMORY) queueRowWrites(sequelize);
   // SQLite refuses to close a connection whose statements are still prepared (db/compiled.ts keeps some).
   const close = sequelize.close.bind(sequelize);
   sequelize.close = async () => {

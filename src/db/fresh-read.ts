@@ -8,10 +8,15 @@
  * the kept versions (src/db/row-counter.ts) instead of each making its own
  * round trip: on SQLite one through the thread pool, which on two cores took
  * the CPU from the requests themselves.
+ *
+ * A read that fails fails those waiting for the next one too: they asked
+ * while the database was failing to answer, and a read of their own would
+ * make them wait for it a second time (a frozen database: twice
+ * DATABASE_TIMEOUT_SECONDS and more, where one wait is promised).
  */
 export class FreshRead<T> {
   private running: Promise<T> | undefined;
-  private waiting: { promise: Promise<T>; start: () => void } | undefined;
+  private waiting: Waiting<T> | undefined;
 
   constructor(private readonly read: () => Promise<T>) {}
 
@@ -25,13 +30,16 @@ export class FreshRead<T> {
   private begin(): Promise<T> {
     const running = this.readNow();
     this.running = running;
-    const ended = (): void => {
+    const ended = (): Waiting<T> | undefined => {
       this.running = undefined;
       const waiting = this.waiting;
       this.waiting = undefined;
-      waiting?.start();
+      return waiting;
     };
-    running.then(ended, ended);
+    running.then(
+      () => ended()?.start(),
+      (error: unknown) => ended()?.fail(error),
+    );
     return running;
   }
 
@@ -44,11 +52,20 @@ export class FreshRead<T> {
     }
   }
 
-  private next(): { promise: Promise<T>; start: () => void } {
+  private next(): Waiting<T> {
     let start = (): void => undefined;
-    const promise = new Promise<T>((resolve) => {
+    let fail: (error: unknown) => void = () => undefined;
+    const promise = new Promise<T>((resolve, reject) => {
       start = () => resolve(this.begin());
+      fail = reject;
     });
-    return { promise, start };
+    return { promise, start, fail };
   }
+}
+
+/** The callers' next read, begun once the one under way ends well; failed with it otherwise. */
+interface Waiting<T> {
+  promise: Promise<T>;
+  start(): void;
+  fail(error: unknown): void;
 }

@@ -15,6 +15,7 @@ import { QueryTypes, type QueryInterface, type Sequelize, type Transaction } fro
 import { compiledReads } from './compiled.js';
 import { FreshRead } from './fresh-read.js';
 import { perDatabase } from './per-database.js';
+import { driverError } from './unavailable.js';
 
 const TABLE = 'row_counts';
 const EVENTS = ['insert', 'update', 'delete', 'truncate'] as const;
@@ -145,6 +146,21 @@ async function setVersioned(db: QueryInterface, table: string, versioned: boolea
 /** How long a table found without a counter is not asked again: a migration may give it one meanwhile. */
 const ABSENT_FOR_MS = 60_000;
 
+/** PostgreSQL's undefined_table and undefined_column. */
+const NOT_MADE_STATES = new Set(['42P01', '42703']);
+
+/**
+ * Whether a read of `row_counts` failed because no migration made the table
+ * (or its version column) yet. Any other failure, a database that did not
+ * answer above all, is the request's to answer: reading on as if there were
+ * no counts would only wait for the database a second time.
+ */
+function notMadeYet(error: unknown): boolean {
+  const { code, message } = driverError(error);
+  if (typeof code === 'string' && NOT_MADE_STATES.has(code)) return true;
+  return code === 'SQLITE_ERROR' && typeof message === 'string' && /no such (table|column)/.test(message);
+}
+
 /** Tables' versions as one text, and their counts as of the same moment. */
 export interface KeptVersions {
   versions: string;
@@ -187,7 +203,7 @@ export class RowCounts {
 
   constructor(private readonly sequelize: Sequelize) {}
 
-  /** The kept count of `table`, or null where none is kept (a table no migration gave a counter). */
+  /** The kept count of `table`, or null where none is kept (a table no migration gave a counter); a database that fails to answer fails it. */
   async count(table: string): Promise<number | null> {
     if ((this.absentUntil.get(table) ?? 0) > Date.now()) return null;
     const found = await this.read(table);
@@ -225,14 +241,18 @@ export class RowCounts {
     return this.freshSnapshot.get();
   }
 
-  /** Every kept count and version now; null when the database has no `row_counts` with versions yet. */
+  /**
+   * Every kept count and version now; null when the database has no
+   * `row_counts` with versions yet. A database that fails to answer fails
+   * the read, and nothing is switched off: the next request reads again.
+   */
   private async readSnapshot(): Promise<CountsSnapshot | null> {
     if (this.versionsAbsentUntil > Date.now()) return null;
     try {
       const rows = await compiledReads(this.sequelize).rows('row-versions', () => `SELECT table_name, row_count, version FROM ${TABLE}`, []);
       return new CountsSnapshot(rows);
-    } catch {
-      // No row_counts table, or one without its version column: no migration made them yet.
+    } catch (error) {
+      if (!notMadeYet(error)) throw error;
       this.versionsAbsentUntil = Date.now() + ABSENT_FOR_MS;
       return null;
     }
@@ -243,8 +263,8 @@ export class RowCounts {
       // Every unfiltered page reads it: compiled SQL, prepared once.
       const [row] = await compiledReads(this.sequelize).rows('row-count', (_quote, placeholder) => `SELECT row_count FROM ${TABLE} WHERE table_name = ${placeholder(1)}`, [table]);
       return row === undefined ? null : Number(row.row_count);
-    } catch {
-      // No row_counts table: no migration made one yet.
+    } catch (error) {
+      if (!notMadeYet(error)) throw error;
       return null;
     }
   }

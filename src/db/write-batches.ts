@@ -13,7 +13,10 @@
  *    rollback, the commit), the batch is undone and its writes run again one
  *    by one, each in a transaction of its own: each gets the answer it would
  *    have got alone;
- *  - the reads stay on their connection, which sees a batch once committed.
+ *  - the reads stay on their connection, which sees a batch once committed;
+ *  - a batch (or a write alone) that waits for the write lock in vain, held
+ *    by another process past the busy timeout, fails the writes that came
+ *    meanwhile too: each would wait as long again, and fail so.
  * PostgreSQL commits side by side (a pool of connections) and needs none of
  * this; an in-memory SQLite database has a single connection, shared with the
  * reads, which must never see a batch before its commit.
@@ -64,6 +67,11 @@ export class DatabaseClosing extends Error {
 /** SQLite's refusal of a ROLLBACK with no transaction left to undo. */
 const NO_TRANSACTION = /no transaction is active/;
 
+/** SQLite's answer when the write lock another connection holds was not had within the busy timeout. */
+function lockNotHad(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_BUSY';
+}
+
 /** At most this many writes in one transaction: each waits for the whole batch's commit. */
 const MOST_WRITES_A_BATCH = 64;
 
@@ -94,14 +102,15 @@ export class WriteBatches {
   }
 
   private async writeWaiting(): Promise<void> {
-    try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MOST_WRITES_A_BATCH);
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, MOST_WRITES_A_BATCH);
+      try {
         await this.connection.inWriteOrder(() => this.commit(batch));
+      } catch (error) {
+        // The lock not had in time, by this batch or by a write before it in the write order (which then refuses this
+        // one): the batch (its writes answered already, if it ran) and the writes that came meanwhile fail with it.
+        for (const write of [...batch, ...this.waiting.splice(0)]) write.reject(error);
       }
-    } catch (error) {
-      // Nothing above should throw (each write is answered, whatever happens); if it did, none may wait for ever.
-      for (const write of this.waiting.splice(0)) write.reject(error);
     }
   }
 
@@ -120,13 +129,14 @@ export class WriteBatches {
     } catch (error) {
       // The write lock not had within the busy timeout: alone, each would have waited as long and failed so.
       for (const write of batch) write.reject(error);
+      if (lockNotHad(error)) throw error;
       return;
     }
     const outcome = await this.together(db, batch);
     if (outcome.committed) {
       batch.forEach((write, index) => write.resolve(outcome.answers[index] ?? []));
     } else if (outcome.undone) {
-      for (const write of batch) await this.alone(db, write);
+      await this.oneByOne(db, batch);
     } else {
       // Neither committed nor known to be undone: no write may go on in what is left of it.
       for (const write of batch) write.reject(outcome.error);
@@ -151,11 +161,25 @@ export class WriteBatches {
     }
   }
 
+  /** Each write of an undone batch alone; once one waited for the lock in vain, the rest fail with it. */
+  private async oneByOne(db: SqliteDatabase, batch: readonly Write[]): Promise<void> {
+    for (const [index, write] of batch.entries()) {
+      try {
+        await this.alone(db, write);
+      } catch (error) {
+        for (const rest of batch.slice(index + 1)) rest.reject(error);
+        throw error;
+      }
+    }
+  }
+
+  /** One write in a transaction of its own; the error of a lock not had is thrown on, after the write is answered with it. */
   private async alone(db: SqliteDatabase, write: Write): Promise<void> {
     try {
       write.resolve(await this.connection.run(db, write.sql, write.params, write.kept));
     } catch (error) {
       write.reject(error);
+      if (lockNotHad(error)) throw error;
     }
   }
 

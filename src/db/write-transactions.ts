@@ -4,13 +4,40 @@
  * where a second BEGIN fails and its ROLLBACK would undo the first: so on
  * SQLite the write transactions of this process run one at a time (on a
  * database file they would wait for each other's lock anyway, IMMEDIATE
- * taking it first). PostgreSQL runs them side by side.
+ * taking it first), and a file's other writes take their turn with them
+ * (db/write-batches.ts, db/database.ts). PostgreSQL runs them side by side.
+ *
+ * A write that waits for the lock in vain (another process held it past the
+ * busy timeout) fails those queued behind it with the same error: each would
+ * wait as long again, and the last of many would be answered long after
+ * DATABASE_TIMEOUT_SECONDS.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Transaction, type Sequelize } from 'sequelize';
+import { isDatabaseUnavailable } from './unavailable.js';
 
-/** The tail of each SQLite database's write transactions in this process. */
-const queued = new WeakMap<Sequelize, Promise<unknown>>();
+/** A place in the write order; refused, with the error to fail with, when a write before it found no database in time. */
+interface Place {
+  refused?: { error: unknown };
+}
+
+/** One SQLite database's write order in this process: the tail of its work, and the places waiting their turn. */
+interface WriteOrder {
+  tail: Promise<unknown>;
+  waiting: Set<Place>;
+}
+
+const orders = new WeakMap<Sequelize, WriteOrder>();
+
+function orderOf(sequelize: Sequelize): WriteOrder {
+  let order = orders.get(sequelize);
+  if (!order) {
+    order = { tail: Promise.resolve(), waiting: new Set() };
+    orders.set(sequelize, order);
+  }
+  return order;
+}
+
 /** Set inside a queued transaction: one opened from within it is not queued behind itself (it fails as SQLite has it). */
 const inside = new AsyncLocalStorage<true>();
 
@@ -21,11 +48,26 @@ export function writeTransaction<T>(sequelize: Sequelize, work: (transaction: Tr
   return inWriteOrder(sequelize, () => inside.run(true, open));
 }
 
-/** Runs `work` once this process's earlier SQLite write transactions on `sequelize` are done, and before its later ones. */
+/**
+ * Runs `work` once this process's earlier SQLite writes on `sequelize` are
+ * done, and before its later ones; or fails it unrun, when one it waited
+ * for found no database in time.
+ */
 export function inWriteOrder<T>(sequelize: Sequelize, work: () => Promise<T>): Promise<T> {
-  const before = queued.get(sequelize) ?? Promise.resolve();
-  const run = before.then(work);
-  queued.set(sequelize, run.catch(() => undefined));
+  const order = orderOf(sequelize);
+  const place: Place = {};
+  order.waiting.add(place);
+  const run = order.tail.then(async () => {
+    order.waiting.delete(place);
+    if (place.refused) throw place.refused.error;
+    try {
+      return await work();
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) for (const behind of order.waiting) behind.refused ??= { error };
+      throw error;
+    }
+  });
+  order.tail = run.catch(() => undefined);
   return run;
 }
 

@@ -80,6 +80,21 @@ describe('a read shared by callers asking close together', () => {
     await expect(again).resolves.toBe(0);
   });
 
+  test('callers waiting for the next read fail with the read under way when it fails, and start none of their own', async () => {
+    const db = fakeDatabase();
+    const fresh = new FreshRead(db.read);
+    const first = fresh.get().catch((error: unknown) => error);
+    const waiting = [fresh.get(), fresh.get()].map((asked) => asked.catch((error: unknown) => error));
+    await db.endOne(new Error('database frozen'));
+    expect(await first).toEqual(new Error('database frozen'));
+    expect(db.reads).toBe(1);
+    expect(await Promise.all(waiting)).toEqual([new Error('database frozen'), new Error('database frozen')]);
+    const again = fresh.get();
+    expect(db.reads).toBe(2);
+    await db.endOne();
+    await expect(again).resolves.toBe(0);
+  });
+
   test('a read that throws instead of rejecting fails its caller, and the next caller reads again', async () => {
     let reads = 0;
     const fresh = new FreshRead<number>(() => {

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import net, { type AddressInfo, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from '@jest/globals';
@@ -11,6 +10,7 @@ import { createServices, type Services } from '../../../src/services.js';
 import { createTestUser } from '../../../src/testing/index.js';
 import { testConfig } from '../../helpers/app.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../helpers/database.js';
+import { frozenProxy } from '../../helpers/frozen-proxy.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -59,35 +59,6 @@ async function lockComments(url: string): Promise<() => Promise<void>> {
   };
 }
 
-/**
- * A TCP relay to PostgreSQL whose connections open so far can be frozen (they
- * pass no more bytes, as with a database that froze, or a network cut without
- * a reset), while connections opened later pass.
- */
-async function freezableRelay(target: URL): Promise<{ url: string; freezeOpen(): void }> {
-  const sockets = new Set<Socket>();
-  const frozen = new WeakSet<Socket>();
-  const relay = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => (client.destroy(), upstream.destroy()));
-    }
-    client.on('data', (chunk: Buffer) => frozen.has(client) || upstream.write(chunk));
-    upstream.on('data', (chunk: Buffer) => frozen.has(client) || client.write(chunk));
-  });
-  relay.listen(0, '127.0.0.1');
-  await new Promise((resolve) => relay.once('listening', resolve));
-  cleanups.push(async () => {
-    sockets.forEach((socket) => socket.destroy());
-    await new Promise((resolve) => relay.close(resolve));
-  });
-  const url = new URL(target);
-  url.host = `127.0.0.1:${(relay.address() as AddressInfo).port}`;
-  return { url: url.toString(), freezeOpen: () => sockets.forEach((socket) => frozen.add(socket)) };
-}
-
 /** Resolves once a statement of the database is waiting for a lock. */
 async function someoneWaitsForALock(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -122,20 +93,22 @@ describe('a database that does not answer in time', () => {
   }, 30_000);
 
   if (onPostgres()) {
-    test('a connection that stopped answering is given up after DATABASE_TIMEOUT_SECONDS + 5 s and never lent again', async () => {
+    test('a connection that stopped answering is given up after DATABASE_TIMEOUT_SECONDS + 5 s (503) and never lent again', async () => {
       const database = await testDatabase(os.tmpdir());
-      const relay = await freezableRelay(new URL(database.url));
-      const { http, bearer } = await serve(relay.url);
-      const created = await http.post('/api/comments').auth(bearer, { type: 'bearer' }).send({ title: 'read', body: 'while frozen' });
+      const proxy = await frozenProxy(database.url);
+      cleanups.push(() => proxy.close());
+      const { http, bearer } = await serve(proxy.url);
+      const created = await http.post('/api/comments').auth(bearer, { type: 'bearer' }).send({ title: 'read', body: 'while cut' });
       const row = `/api/comments/${(created.body as { comment: { id: number } }).comment.id}`;
 
-      relay.freezeOpen();
-      const frozen = await http.get(row).auth(bearer, { type: 'bearer' }).set('Accept', 'application/json');
+      proxy.cutOpen();
+      const cut = await http.get(row).auth(bearer, { type: 'bearer' }).set('Accept', 'application/json');
+      const next = await http.get(row).auth(bearer, { type: 'bearer' }).set('Accept', 'application/json');
 
-      // Its first statement (the kept rows' versions, which may fail) gave up on the frozen connection; the row
-      // itself was read on a new one. Lent again, the frozen connection would have made that read fail too.
-      expect(frozen.status).toBe(200);
-      expect(frozen.body).toMatchObject(created.body as object);
+      expect([cut.status, cut.body]).toEqual([503, { message: 'Service Unavailable' }]);
+      // Read on a new connection: lent again, the cut one would have made this request wait and fail too.
+      expect(next.status).toBe(200);
+      expect(next.body).toMatchObject(created.body as object);
     }, 60_000);
 
     test('a request whose connection the database ends mid-statement (a restart, a failover) is 503', async () => {

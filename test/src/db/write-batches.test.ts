@@ -35,6 +35,8 @@ describe('writes to a SQLite file, committed together', () => {
   let discarded: number;
   /** Statements made to fail, as a broken disk or connection would. */
   let failing: Set<string>;
+  /** What another process does once a statement has run (the first time). */
+  let after: Map<string, () => Promise<unknown>>;
   let batches: WriteBatches;
 
   beforeEach(async () => {
@@ -53,11 +55,15 @@ describe('writes to a SQLite file, committed together', () => {
     statements = [];
     discarded = 0;
     failing = new Set();
+    after = new Map();
     const connection: BatchedConnection = {
       open: async () => writer as unknown as SqliteDatabase,
       run: (db, sql, params) => {
         statements.push(sql);
-        return failing.has(sql) ? Promise.reject(new Error(`SQLITE_IOERR: ${sql} failed`)) : all(db, sql, params);
+        const ran = failing.has(sql) ? Promise.reject(new Error(`SQLITE_IOERR: ${sql} failed`)) : all(db, sql, params);
+        const then = after.get(sql);
+        after.delete(sql);
+        return then ? ran.finally(then) : ran;
       },
       inWriteOrder: (work) => work(),
       discard: async () => void (discarded += 1),
@@ -118,6 +124,33 @@ describe('writes to a SQLite file, committed together', () => {
     for (const outcome of outcomes) expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/SQLITE_BUSY|locked/);
     expect(await insert('after')).toEqual([{ id: 2, title: 'after' }]);
     expect(await titles()).toEqual(['first', 'after']);
+  });
+
+  test('writes that arrive while a write waits for the lock in vain fail with it, and start no wait of their own', async () => {
+    await insert('first');
+    await all(reader, 'BEGIN IMMEDIATE');
+    statements = [];
+    // x is alone under way when y and z arrive.
+    const outcomes = await Promise.allSettled(['x', 'y', 'z'].map(insert));
+    await all(reader, 'ROLLBACK');
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/SQLITE_BUSY/);
+    expect(statements).toEqual(['INSERT INTO notes (title) VALUES (?) RETURNING id, title']);
+    expect(await insert('after')).toEqual([{ id: 2, title: 'after' }]);
+  });
+
+  test("the writes of a batch undone, run again one by one, fail together once one of them waits for the lock in vain", async () => {
+    await insert('first');
+    // Another process takes the lock as soon as the batch is undone.
+    after.set('ROLLBACK', () => all(reader, 'BEGIN IMMEDIATE'));
+    const outcomes = await Promise.allSettled(['x', 'refused', 'y'].map(insert));
+    await all(reader, 'ROLLBACK');
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/SQLITE_BUSY/);
+    // Of the writes run again alone, the first waited; the others failed with it.
+    const undone = statements.lastIndexOf('ROLLBACK');
+    expect(statements.slice(undone + 1)).toEqual(['INSERT INTO notes (title) VALUES (?) RETURNING id, title']);
+    expect(await titles()).toEqual(['first']);
   });
 
   test('a batch whose commit fails and which cannot be undone is refused whole, and its connection put away', async () => {
