@@ -99,8 +99,8 @@ export function assertListQueries(declaration: ResourceDeclaration): void {
   for (const [site, exposure] of Object.entries(declaration.sites ?? {})) {
     if (exposure.query) assertQuery(declaration, `sites.${site}.query`, exposure.query);
     assertCursorOrdering(declaration, site, exposure, effectiveQuery(declaration, exposure));
-    const { pageSize, maxPageSize } = exposure.pagination ?? {};
-    for (const size of [pageSize, maxPageSize]) {
+    const { pageSize, maxPageSize, maxWholeList } = exposure.pagination ?? {};
+    for (const size of [pageSize, maxPageSize, maxWholeList]) {
       if (size !== undefined && !(Number.isInteger(size) && size >= 1)) fail(declaration, `sites.${site}.pagination`, 'sizes must be positive integers');
     }
     if (pageSize !== undefined && maxPageSize !== undefined && pageSize > maxPageSize) fail(declaration, `sites.${site}.pagination`, 'pageSize is above maxPageSize');
