@@ -100,7 +100,7 @@ export interface Renderer {
   readonly contentType: string;
   render(ctx: RequestContext, response: SiteResponse, view: ViewInfo): Buffer;
   /** The body piece by piece, reading the ItemStream in `response.data` as it goes; absent: the renderer needs whole lists. */
-  renderStream?(ctx: RequestContext, response: SiteResponse): AsyncIterable<string>;
+  renderStream?(ctx: RequestContext, response: SiteResponse, view: ViewInfo): AsyncIterable<string>;
 }
 
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
@@ -121,15 +121,16 @@ export interface SiteResponse {
 export type Item = Record<string, unknown>;
 
 /**
- * A list read from the database in batches while the body is written, so that
- * a list of any length takes the memory of one batch. It can be read once.
+ * A list read from the database in batches while the body is written, so
+ * that a list of any length takes the memory of one batch. Its reader pulls
+ * one batch at a time and holds on to none (a batch being written out is
+ * its writer's alone); it can be read once.
  */
-export class ItemStream implements AsyncIterable<Item[]> {
-  constructor(private readonly batches: () => AsyncIterable<Item[]>) {}
-
-  [Symbol.asyncIterator](): AsyncIterator<Item[]> {
-    return this.batches()[Symbol.asyncIterator]();
-  }
+export class ItemStream {
+  constructor(
+    /** The next batch of items, or null after the last. */
+    readonly next: () => Promise<Item[] | null>,
+  ) {}
 }
 
 /**
