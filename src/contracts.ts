@@ -122,14 +122,15 @@ export type Item = Record<string, unknown>;
 
 /**
  * A list read from the database in batches while the body is written, so
- * that a list of any length takes the memory of one batch. Its reader pulls
- * one batch at a time and holds on to none (a batch being written out is
- * its writer's alone); it can be read once.
+ * that a list of any length takes the memory of one batch. Each place a
+ * body shows it reads it from the start (`open`); a reading pulls one batch
+ * at a time and holds on to none (a batch being written out is its
+ * writer's alone).
  */
 export class ItemStream {
   constructor(
-    /** The next batch of items, or null after the last. */
-    readonly next: () => Promise<Item[] | null>,
+    /** A reading of the list: each call of what it gives answers the next batch, null after the last. */
+    readonly open: () => () => Promise<Item[] | null>,
   ) {}
 }
 
@@ -197,7 +198,7 @@ export interface Site {
   /** A whole list's body (a page's is its paginator's). */
   listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[] | ItemStream): unknown;
   /** The `current` action's body: the user's row and the related lists the exposure includes. */
-  currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[]>): unknown;
+  currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[] | ItemStream>): unknown;
   /** The answer to a successful delete. */
   readonly destroyed: SiteResponse;
   /** An error's status for an API client (a site may answer a browser otherwise). */

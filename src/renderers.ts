@@ -8,7 +8,7 @@ import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
 import type { BrowsableForm, Item, Renderer, RequestContext, RowLink, SiteResponse, ViewInfo } from './contracts.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
-import { indentedItem, listPieces, streamedBody } from './streamed-lists.js';
+import { bodyPieces, indentedItem, listPieces, streamedBody } from './streamed-lists.js';
 
 /** An input of a form: its description, and the value the row has now (edit forms). */
 interface FormInput extends FieldDescription {
@@ -169,9 +169,7 @@ export const jsonRenderer: Renderer = {
   async *renderStream(_ctx, response) {
     const body = streamedBody(response.data);
     if (!body) return yield JSON.stringify(response.data);
-    yield body.before;
-    yield* listPieces(body, (item) => JSON.stringify(item));
-    yield body.after;
+    yield* bodyPieces(body, (json) => json, (list) => listPieces(list, (item) => JSON.stringify(item)));
   },
 };
 
@@ -264,15 +262,15 @@ export const htmlRenderer: Renderer = {
   render(ctx, response, view) {
     return Buffer.from(apiPage(ctx, response, view, response.data === undefined ? '' : pageJson(response.data, view.rowLink)));
   },
-  /** The page around a list being read, then the list's rows as they come, each as pageJson shows it, then the rest of the page. */
+  /** The page around the lists being read, their rows as they come, each as pageJson shows it, then the rest of the page. */
   async *renderStream(ctx, response, view) {
     const body = streamedBody(response.data, PAGE_INDENT);
     if (!body) return yield apiPage(ctx, response, view, pageJson(response.data, view.rowLink));
     const page = apiPage(ctx, response, view, BODY_PLACEHOLDER);
     const at = page.indexOf(BODY_PLACEHOLDER);
-    yield page.slice(0, at) + linkedJson(body.before);
-    yield* listPieces(body, (item, inner) => linkedItem(item, inner, view.rowLink), PAGE_INDENT);
-    yield linkedJson(body.after) + page.slice(at + BODY_PLACEHOLDER.length);
+    yield page.slice(0, at);
+    yield* bodyPieces(body, linkedJson, (list) => listPieces(list, (item, inner) => linkedItem(item, inner, view.rowLink), PAGE_INDENT));
+    yield page.slice(at + BODY_PLACEHOLDER.length);
   },
 };
 

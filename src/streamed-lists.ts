@@ -1,6 +1,6 @@
 /**
- * The text of a body that holds a list being read (an ItemStream), as the
- * renderers write it: what surrounds the list, then its items in pieces of
+ * The text of a body that holds lists being read (ItemStreams), as the
+ * renderers write it: what surrounds each list, then its items in pieces of
  * about 16 kB. Each batch becomes text as soon as it is read, so that what
  * waits for a slow client is text, never more than one batch of it, and not
  * the items' objects. The bytes are those JSON.stringify gives the whole
@@ -9,52 +9,65 @@
 import { randomUUID } from 'node:crypto';
 import { ItemStream, type Item } from './contracts.js';
 
-/** Stands for the stream inside the JSON of what surrounds it; random, so that no value can look like it. */
+/** Stands for a list inside the JSON of what surrounds it; random, so that no value can look like it. */
 const STREAM_PLACEHOLDER = `stream-${randomUUID()}`;
+const PLACED = `"${STREAM_PLACEHOLDER}"`;
 
 /** About how many characters a piece holds: written out one at a time, and small enough to stay out of V8's large-object space. */
 const PIECE_LENGTH = 16 * 1024;
 
-/** A body's list, and the body's text before and after it. */
-export interface StreamedBody {
-  stream: ItemStream;
+/** A list of the body, and the body's text before it (after the list before it). */
+export interface StreamedList {
   before: string;
-  after: string;
+  stream: ItemStream;
   /** The indentation of the line the list starts on: its closing bracket's. */
   indent: string;
 }
 
-/** The text around the body's ItemStream, compact or indented by `space` (as JSON.stringify's); undefined when it holds none. */
+/** A body's lists in their order, and its text after the last one. */
+export interface StreamedBody {
+  lists: StreamedList[];
+  after: string;
+}
+
+/** The text around the body's ItemStreams, compact or indented by `space` (as JSON.stringify's); undefined when it holds none. */
 export function streamedBody(data: unknown, space?: number): StreamedBody | undefined {
-  let stream: ItemStream | undefined;
+  const streams: ItemStream[] = [];
   const text = JSON.stringify(
     data,
     (_key, value: unknown) => {
       if (!(value instanceof ItemStream)) return value;
-      stream = value;
+      streams.push(value);
       return STREAM_PLACEHOLDER;
     },
     space,
   );
-  const at = text.indexOf(`"${STREAM_PLACEHOLDER}"`);
-  if (!stream || at < 0) return undefined;
-  const line = text.slice(text.lastIndexOf('\n', at) + 1, at);
-  const indent = /^ */.exec(line)?.[0] ?? '';
-  return { stream, before: text.slice(0, at), after: text.slice(at + STREAM_PLACEHOLDER.length + 2), indent };
+  if (streams.length === 0) return undefined;
+  const lists: StreamedList[] = [];
+  let from = 0;
+  for (const stream of streams) {
+    const at = text.indexOf(PLACED, from);
+    const line = text.slice(text.lastIndexOf('\n', at) + 1, at);
+    lists.push({ before: text.slice(from, at), stream, indent: /^ */.exec(line)?.[0] ?? '' });
+    from = at + PLACED.length;
+  }
+  return { lists, after: text.slice(from) };
 }
 
 /**
- * The list as JSON text, piece by piece: `[`, each item as `show` writes
- * it, `]`; with `space`, one item a line as JSON.stringify indents them
- * (`show` then indents the item's own lines after its first by `inner`).
+ * A list as JSON text, piece by piece: `[`, each item as `show` writes it,
+ * `]`; with `space`, one item a line as JSON.stringify indents them (`show`
+ * then indents the item's own lines after its first by `inner`). Each list
+ * reads its stream from the start.
  */
-export async function* listPieces(body: StreamedBody, show: (item: Item, inner: string) => string, space?: number): AsyncGenerator<string> {
-  const inner = space === undefined ? '' : body.indent + ' '.repeat(space);
+export async function* listPieces(list: StreamedList, show: (item: Item, inner: string) => string, space?: number): AsyncGenerator<string> {
+  const inner = space === undefined ? '' : list.indent + ' '.repeat(space);
   const separator = space === undefined ? ',' : `,\n${inner}`;
+  const next = list.stream.open();
   let started = false;
   /** The next batch as text; the batch itself goes out of reach on return. */
   const nextPieces = async (): Promise<string[] | null> => {
-    const items = await body.stream.next();
+    const items = await next();
     if (!items) return null;
     const pieces: string[] = [];
     let parts: string[] = [];
@@ -75,7 +88,16 @@ export async function* listPieces(body: StreamedBody, show: (item: Item, inner: 
   };
   for (let pieces = await nextPieces(); pieces; pieces = await nextPieces()) yield* pieces;
   if (!started) yield '[]';
-  else yield space === undefined ? ']' : `\n${body.indent}]`;
+  else yield space === undefined ? ']' : `\n${list.indent}]`;
+}
+
+/** The body's text, piece by piece: each list's text before it and its items (written by `pieces`), then the text after the last. */
+export async function* bodyPieces(body: StreamedBody, text: (json: string) => string, pieces: (list: StreamedList) => AsyncIterable<string>): AsyncGenerator<string> {
+  for (const list of body.lists) {
+    yield text(list.before);
+    yield* pieces(list);
+  }
+  yield text(body.after);
 }
 
 /** An item as JSON.stringify writes it inside a list indented by `space`, its lines after the first at `inner`. */

@@ -1,4 +1,3 @@
-import type { FindOptions } from 'sequelize';
 import type { ActionMethod, ActionResult } from './actions/declaration.js';
 import { BatchReader, canContinueAfter, holdsMoreThan, type PlainRow } from './batches.js';
 import { ItemStream, type Item, type RequestContext, type SiteResponse } from './contracts.js';
@@ -21,13 +20,34 @@ import { StoredWritesViewSet } from './viewsets/stored-writes.js';
 
 export type { ViewSetOptions } from './viewsets/generic.js';
 
-const BY_ID: FindOptions['order'] = [['id', 'ASC']];
+const BY_ID: OrderedQuery['order'] = [['id', 'ASC']];
 
 /** A representation with only the fields the request selects, and the relations it expands. */
 function selected(item: Item, { fields, expand }: ItemRequest): Item {
   if (!fields) return item;
   const keep = new Set([...fields, ...expand.map((path) => path.split('.')[0])]);
   return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
+}
+
+/**
+ * A list read in batches wherever a body shows it: the first reading goes on
+ * from the batch read before the answer started (`first`, then `reader`),
+ * any other reads it again from the start (`again`).
+ */
+function readingsOf(first: Item[], reader: BatchReader, again: () => BatchReader, represent: (rows: PlainRow[]) => Promise<Item[]>): ItemStream {
+  let started: { first: Item[]; reader: BatchReader } | null = { first, reader };
+  return new ItemStream(() => {
+    let pending = started?.first ?? null;
+    const batches = started?.reader ?? again();
+    started = null;
+    return async () => {
+      const taken = pending;
+      pending = null;
+      if (taken) return taken;
+      const rows = await batches.next();
+      return rows && represent(rows);
+    };
+  });
 }
 
 /**
@@ -82,7 +102,7 @@ export class ModelViewSet extends StoredWritesViewSet {
     const { model, declaration } = this.resource;
     const reader = new BatchReader({ model, fields: declaration.fields, query, keyset: canContinueAfter(declaration.fields, query.order) });
     // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
-    let first: Item[] | null = await represent((await reader.next()) ?? []);
+    const first = await represent((await reader.next()) ?? []);
     if (reader.done) {
       const data = this.site.listBody(ctx, this.exposure, first);
       if (kept) this.keptPages.keep(kept.tag, data);
@@ -94,14 +114,8 @@ export class ModelViewSet extends StoredWritesViewSet {
       for (let rows = await reader.next(); rows; rows = await reader.next()) items.push(...(await represent(rows)));
       return { status: 200, data: this.site.listBody(ctx, this.exposure, items), headers };
     }
-    const next = async (): Promise<Item[] | null> => {
-      const taken = first;
-      first = null;
-      if (taken) return taken;
-      const rows = await reader.next();
-      return rows && represent(rows);
-    };
-    return { status: 200, data: this.site.listBody(ctx, this.exposure, new ItemStream(next)), streamed: true, headers };
+    const again = (): BatchReader => new BatchReader({ model, fields: declaration.fields, query, keyset: canContinueAfter(declaration.fields, query.order) });
+    return { status: 200, data: this.site.listBody(ctx, this.exposure, readingsOf(first, reader, again, represent)), streamed: true, headers };
   }
 
   /**
@@ -150,17 +164,39 @@ export class ModelViewSet extends StoredWritesViewSet {
     return this.site.querying.form(ctx, this.listQuery, request);
   }
 
-  /** The authenticated user's own row, with the related rows the exposure includes (oldest first). */
+  /**
+   * The authenticated user's own row, with the related rows the exposure
+   * includes (oldest first), each read in batches: lists that their first
+   * batch holds are answered at once, tagged by their bytes; a longer one is
+   * written as it is read (wherever the body shows it), tagged by the
+   * versions of the tables read, taken before any related row is.
+   */
   async current(ctx: RequestContext): Promise<SiteResponse> {
     const row = ctx.user ? await this.resource.model.findByPk(ctx.user.id, { include: this.serializer.includes() }) : null;
     if (!row) throw new ApiError('not_authenticated');
-    const included: Record<string, Item[]> = {};
+    const kept = await this.includedTag(ctx);
+    if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
+    const included: Record<string, Item[] | ItemStream> = {};
+    let streamed = false;
     for (const { name, field, resource, serializer } of this.included) {
-      const related = await resource.model.findAll({ where: { [field]: row.get('id') }, order: BY_ID });
-      included[name] = await this.representRows(related, serializer, []);
+      const query: OrderedQuery = { where: { [field]: row.get('id') }, order: BY_ID };
+      const again = (): BatchReader => new BatchReader({ model: resource.model, fields: resource.declaration.fields, query, keyset: true });
+      const represent = (rows: PlainRow[]): Promise<Item[]> => this.representRows(rows, serializer, [], true);
+      const reader = again();
+      const first = await represent((await reader.next()) ?? []);
+      if (reader.done || !ctx.renderer.renderStream) {
+        // Whole: all of it read already, or for a renderer that needs it so.
+        for (let rows = await reader.next(); rows; rows = await reader.next()) first.push(...(await represent(rows)));
+        included[name] = first;
+      } else {
+        included[name] = readingsOf(first, reader, again, represent);
+        streamed = true;
+      }
     }
     const [item] = await this.representRows([row], this.serializer, []);
-    return { status: 200, data: this.site.currentBody(ctx, this.exposure, item as Item, included) };
+    const data = this.site.currentBody(ctx, this.exposure, item as Item, included);
+    if (!streamed) return { status: 200, data };
+    return { status: 200, data, streamed, headers: kept ? { ETag: kept.tag } : undefined };
   }
 
   async create(ctx: RequestContext): Promise<SiteResponse> {

@@ -136,19 +136,11 @@ describe('a whole list longer than its first batch', () => {
     const page = await t.http.get('/api/comments').auth(token, { type: 'bearer' }).set(BROWSER);
     expect(page.status).toBe(200);
     expect(page.headers['transfer-encoding']).toBe('chunked');
-    const shown = /<pre><b>HTTP 200 OK<\/b>\n[\s\S]*?\n\n([\s\S]*?)<\/pre>/.exec(page.text)?.[1] ?? '';
-    const ids = [...shown.matchAll(/&quot;id&quot;: <a href="\/api\/comments\/(\d+)">(\d+)<\/a>/g)];
+    const ids = [...page.text.matchAll(/&quot;id&quot;: <a href="\/api\/comments\/(\d+)">(\d+)<\/a>/g)];
     expect(ids).toHaveLength(250);
     for (const [, linked, text] of ids) expect(linked).toBe(text);
-    expect(shown).toContain('&quot;<a href="http://example.com/a?b=1&amp;c=2">http://example.com/a?b=1&amp;c=2</a>&quot;');
-    const unescaped = shown
-      .replace(/<a href="[^"]*">([^<]*)<\/a>/g, '$1')
-      .replaceAll('&quot;', '"')
-      .replaceAll('&#39;', "'")
-      .replaceAll('&lt;', '<')
-      .replaceAll('&gt;', '>')
-      .replaceAll('&amp;', '&');
-    expect(unescaped).toBe(JSON.stringify(json.body, null, 4));
+    expect(page.text).toContain('&quot;<a href="http://example.com/a?b=1&amp;c=2">http://example.com/a?b=1&amp;c=2</a>&quot;');
+    expect(pageText(page.text)).toBe(JSON.stringify(json.body, null, 4));
   });
 
   test('asked with ?format=json or by HEAD, answers as the JSON client is answered', async () => {
@@ -160,6 +152,48 @@ describe('a whole list longer than its first batch', () => {
     expect(head.status).toBe(200);
     expect(head.headers['content-type']).toBe('application/json');
     expect(head.headers.etag).toBe(json.headers.etag);
+  });
+});
+
+/** The JSON a browsable page shows, as its text: the links unwrapped, the escapes undone. */
+function pageText(html: string): string {
+  const shown = /<pre><b>HTTP 200 OK<\/b>\n[\s\S]*?\n\n([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? '';
+  return shown
+    .replace(/<a href="[^"]*">([^<]*)<\/a>/g, '$1')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&');
+}
+
+describe('the current user with more comments than a batch holds', () => {
+  let token = '';
+  const t = useTestApp(async (app) => {
+    await app.createUser('alice');
+    token = await apiToken(app, 'alice');
+    await addComments(app, 90);
+  });
+
+  test('is written as it is read, both lists the same rows as a whole answer shows, with a weak tag that answers 304', async () => {
+    const get = () => t.http.get('/api/user').auth(token, { type: 'bearer' });
+    const whole = await get().set(JSON_ANSWER);
+    expect(whole.headers['transfer-encoding']).toBeUndefined();
+    await addComments(t, 160);
+    const streamed = await get().set(JSON_ANSWER);
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers['transfer-encoding']).toBe('chunked');
+    expect(streamed.text).toBe(JSON.stringify(streamed.body));
+    const { user, comments } = streamed.body as { user: Record<string, unknown>; comments: Record<string, unknown>[] };
+    expect(Object.keys(user)).toEqual(Object.keys(whole.body.user));
+    expect(comments).toHaveLength(250);
+    expect(user.comments).toEqual(comments);
+    expect(comments.slice(0, 90)).toEqual(whole.body.comments);
+    expect(streamed.headers.etag).toMatch(/^W\//);
+    expect((await get().set(JSON_ANSWER).set('If-None-Match', streamed.headers.etag as string)).status).toBe(304);
+    const page = await get().set(BROWSER);
+    expect(page.headers['transfer-encoding']).toBe('chunked');
+    expect(pageText(page.text)).toBe(JSON.stringify(streamed.body, null, 4));
   });
 });
 
