@@ -100,7 +100,8 @@ export class ModelViewSet extends StoredWritesViewSet {
     await this.refuseLongList(ctx, query, kept);
     const headers = kept ? { ETag: kept.tag } : undefined;
     const { model, declaration } = this.resource;
-    const reader = new BatchReader({ model, fields: declaration.fields, query, keyset: canContinueAfter(declaration.fields, query.order) });
+    const reading = (): BatchReader => new BatchReader({ model, fields: declaration.fields, query, keyset: canContinueAfter(declaration.fields, query.order) });
+    const reader = reading();
     // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
     const first = await represent((await reader.next()) ?? []);
     if (reader.done) {
@@ -114,8 +115,7 @@ export class ModelViewSet extends StoredWritesViewSet {
       for (let rows = await reader.next(); rows; rows = await reader.next()) items.push(...(await represent(rows)));
       return { status: 200, data: this.site.listBody(ctx, this.exposure, items), headers };
     }
-    const again = (): BatchReader => new BatchReader({ model, fields: declaration.fields, query, keyset: canContinueAfter(declaration.fields, query.order) });
-    return { status: 200, data: this.site.listBody(ctx, this.exposure, readingsOf(first, reader, again, represent)), streamed: true, headers };
+    return { status: 200, data: this.site.listBody(ctx, this.exposure, readingsOf(first, reader, reading, represent)), streamed: true, headers };
   }
 
   /**
