@@ -103,7 +103,7 @@ export interface Renderer {
   readonly contentType: string;
   render(ctx: RequestContext, response: SiteResponse, view: ViewInfo): Buffer;
   /** The body piece by piece, reading the ItemStream in `response.data` as it goes; absent: the renderer needs whole lists. */
-  renderStream?(ctx: RequestContext, response: SiteResponse): AsyncIterable<string>;
+  renderStream?(ctx: RequestContext, response: SiteResponse, view: ViewInfo): AsyncIterable<string>;
 }
 
 /** What a handler answers before a renderer turns it into bytes. `data` undefined: no body. */
@@ -124,15 +124,17 @@ export interface SiteResponse {
 export type Item = Record<string, unknown>;
 
 /**
- * A list read from the database in batches while the body is written, so that
- * a list of any length takes the memory of one batch. It can be read once.
+ * A list read from the database in batches while the body is written, so
+ * that a list of any length takes the memory of one batch. Each place a
+ * body shows it reads it from the start (`open`); a reading pulls one batch
+ * at a time and holds on to none (a batch being written out is its
+ * writer's alone).
  */
-export class ItemStream implements AsyncIterable<Item[]> {
-  constructor(private readonly batches: () => AsyncIterable<Item[]>) {}
-
-  [Symbol.asyncIterator](): AsyncIterator<Item[]> {
-    return this.batches()[Symbol.asyncIterator]();
-  }
+export class ItemStream {
+  constructor(
+    /** A reading of the list: each call of what it gives answers the next batch, null after the last. */
+    readonly open: () => () => Promise<Item[] | null>,
+  ) {}
 }
 
 /**
@@ -199,7 +201,7 @@ export interface Site {
   /** A whole list's body (a page's is its paginator's). */
   listBody(ctx: RequestContext, exposure: SiteExposure, items: Item[] | ItemStream): unknown;
   /** The `current` action's body: the user's row and the related lists the exposure includes. */
-  currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[]>): unknown;
+  currentBody(ctx: RequestContext, exposure: SiteExposure, item: Item, included: Record<string, Item[] | ItemStream>): unknown;
   /** The answer to a successful delete. */
   readonly destroyed: SiteResponse;
   /** An error's status for an API client (a site may answer a browser otherwise). */

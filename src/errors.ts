@@ -27,6 +27,10 @@ export const ERRORS = {
   record_not_found: { status: 404, key: 'errors.record_not_found' },
   invalid_page: { status: 404, key: 'errors.invalid_page' },
   invalid_cursor: { status: 404, key: 'errors.invalid_cursor' },
+  // A list asked whole that holds more rows than its exposure answers at once (`pagination.maxWholeList`): ask for pages,
+  // or, where the list offers none, fewer rows.
+  list_too_long: { status: 400, key: 'errors.list_too_long' },
+  list_too_long_no_pages: { status: 400, key: 'errors.list_too_long_no_pages' },
   // spatie/laravel-query-builder's InvalidQuery exceptions: a name the list does not allow.
   invalid_filter_query: { status: 400, key: 'errors.invalid_filter_query' },
   invalid_sort_query: { status: 400, key: 'errors.invalid_sort_query' },

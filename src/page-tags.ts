@@ -158,6 +158,8 @@ export async function pageTag(ctx: RequestContext, registry: ResourceRegistry, t
 /** Most pages kept per list (one resource on one site), and the bytes of their JSON. */
 const KEPT_PAGES = 1_000;
 const KEPT_PAGE_BYTES = 2 * 1024 * 1024;
+/** A page or whole list of more JSON is not kept: it would push out many others, and copying it costs what reading it again does. */
+const KEPT_PAGE_MAX_BYTES = KEPT_PAGE_BYTES / 8;
 
 /** Deeply frozen; each object frozen before its members, so that a cycle ends where it began. */
 function frozen<T>(value: T): T {
@@ -177,11 +179,7 @@ function frozen<T>(value: T): T {
  * pages are shared between the requests that take them, hence frozen.
  */
 export class KeptPages {
-  private readonly pages = new LRUCache<string, object>({
-    max: KEPT_PAGES,
-    maxSize: KEPT_PAGE_BYTES,
-    sizeCalculation: (page) => Math.max(1, JSON.stringify(page).length),
-  });
+  private readonly pages = new LRUCache<string, object>({ max: KEPT_PAGES, maxSize: KEPT_PAGE_BYTES, maxEntrySize: KEPT_PAGE_MAX_BYTES });
 
   get(tag: string): object | undefined {
     return this.pages.get(tag);
@@ -190,16 +188,20 @@ export class KeptPages {
   /**
    * Keeps a copy: the page itself goes on to its own request, and may share
    * objects with what made it. A page that cannot be copied (a paginator of
-   * an application's that puts a function in it) is not kept.
+   * an application's that puts a function in it) is not kept, nor one of
+   * more than KEPT_PAGE_MAX_BYTES of JSON.
    */
   keep(tag: string, page: unknown): void {
     if (typeof page !== 'object' || page === null) return;
     let copy: object;
+    let size: number;
     try {
+      size = Math.max(1, JSON.stringify(page).length);
+      if (size > KEPT_PAGE_MAX_BYTES) return;
       copy = structuredClone(page);
     } catch {
       return;
     }
-    this.pages.set(tag, frozen(copy));
+    this.pages.set(tag, frozen(copy), { size });
   }
 }

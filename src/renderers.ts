@@ -6,9 +6,10 @@ import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
 import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
 import { parseBoolean } from './cleaning.js';
-import { ItemStream, type BrowsableForm, type Renderer, type RequestContext, type RowLink } from './contracts.js';
+import type { BrowsableForm, Item, Renderer, RequestContext, RowLink, SiteResponse, ViewInfo } from './contracts.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
+import { bodyPieces, indentedItem, listPieces, streamedBody } from './streamed-lists.js';
 
 /** An input of a form: its description, and the value the row has now (edit forms). */
 interface FormInput extends FieldDescription {
@@ -145,10 +146,19 @@ function rowsOf(data: unknown): { rows: unknown[]; put(rows: unknown[]): unknown
   return { rows, put: (marked) => ({ ...data, [key]: marked }) };
 }
 
+/** How deep the page's JSON is indented, as Django REST Framework's browsable API shows it. */
+const PAGE_INDENT = 4;
+
+/** The link a row's key becomes on a list's page. */
+function keyLink(rowLink: RowLink, key: string | number): string {
+  const escape = eta.config.escapeFunction;
+  return `<a href="${escape(rowLink.href(key))}">${escape(JSON.stringify(key))}</a>`;
+}
+
 /** The page's JSON, pretty-printed and linked (see linkedJson), each row's key a link to the row's own page. */
 function pageJson(data: unknown, rowLink?: RowLink): string {
   const list = rowLink ? rowsOf(data) : undefined;
-  if (!rowLink || !list) return linkedJson(JSON.stringify(data, null, 4));
+  if (!rowLink || !list) return linkedJson(JSON.stringify(data, null, PAGE_INDENT));
   const keys: (string | number)[] = [];
   const marked = list.rows.map((row) => {
     if (typeof row !== 'object' || row === null) return row;
@@ -157,11 +167,15 @@ function pageJson(data: unknown, rowLink?: RowLink): string {
     keys.push(key);
     return { ...row, [rowLink.key]: `${ROW_KEY}${keys.length - 1}` };
   });
-  const escape = eta.config.escapeFunction;
-  return linkedJson(JSON.stringify(list.put(marked), null, 4)).replace(ROW_KEY_MARK, (_mark, index: string) => {
-    const key = keys[Number(index)] ?? '';
-    return `<a href="${escape(rowLink.href(key))}">${escape(JSON.stringify(key))}</a>`;
-  });
+  return linkedJson(JSON.stringify(list.put(marked), null, PAGE_INDENT)).replace(ROW_KEY_MARK, (_mark, index: string) => keyLink(rowLink, keys[Number(index)] ?? ''));
+}
+
+/** A row of a list written as it is read, as pageJson shows it inside the list (its lines after the first at `inner`). */
+function linkedItem(item: Item, inner: string, rowLink?: RowLink): string {
+  const key = rowLink ? item[rowLink.key] : undefined;
+  if (!rowLink || (typeof key !== 'string' && typeof key !== 'number')) return linkedJson(indentedItem(item, inner, PAGE_INDENT));
+  const marked = linkedJson(indentedItem({ ...item, [rowLink.key]: `${ROW_KEY}0` }, inner, PAGE_INDENT));
+  return marked.replace(ROW_KEY_MARK, () => keyLink(rowLink, key));
 }
 
 /** The links of a paginated list body: Django REST Framework's `previous`/`next`, or Laravel's `links.prev`/`links.next`. */
@@ -174,38 +188,15 @@ function pageLinks(data: unknown): { previous?: string; next?: string } {
 }
 
 
-/** Stands for the stream inside the JSON of what surrounds it; random, so that no value can look like it. */
-const STREAM_PLACEHOLDER = `stream-${randomUUID()}`;
-
-/** The JSON around the body's ItemStream: what comes before its items, and after. */
-function jsonAround(data: unknown): { stream: ItemStream | undefined; before: string; after: string } {
-  let stream: ItemStream | undefined;
-  const text = JSON.stringify(data, (_key, value: unknown) => {
-    if (!(value instanceof ItemStream)) return value;
-    stream = value;
-    return STREAM_PLACEHOLDER;
-  });
-  const at = text.indexOf(`"${STREAM_PLACEHOLDER}"`);
-  if (!stream || at < 0) return { stream: undefined, before: text, after: '' };
-  return { stream, before: text.slice(0, at), after: text.slice(at + STREAM_PLACEHOLDER.length + 2) };
-}
-
 export const jsonRenderer: Renderer = {
   mediaType: 'application/json',
   format: 'json',
   contentType: 'application/json',
   render: (_ctx, response) => Buffer.from(JSON.stringify(response.data)),
   async *renderStream(_ctx, response) {
-    const { stream, before, after } = jsonAround(response.data);
-    if (!stream) return yield before;
-    let separator = '[';
-    yield before;
-    for await (const batch of stream) {
-      if (batch.length === 0) continue;
-      yield separator + batch.map((item) => JSON.stringify(item)).join(',');
-      separator = ',';
-    }
-    yield (separator === '[' ? '[]' : ']') + after;
+    const body = streamedBody(response.data);
+    if (!body) return yield JSON.stringify(response.data);
+    yield* bodyPieces(body, (json) => json, (list) => listPieces(list, (item) => JSON.stringify(item)));
   },
 };
 
@@ -256,41 +247,57 @@ function viewer(ctx: RequestContext): AuthUser | null {
  * The browsable page: the response pretty-printed inside a server-rendered
  * HTML page. Every value goes through the template's auto-escaping.
  */
+function apiPage(ctx: RequestContext, response: SiteResponse, view: ViewInfo, body: string): string {
+  return eta.render('api', {
+    t: ctx.t,
+    language: ctx.language,
+    name: view.name,
+    status: response.status,
+    statusText: statusText(ctx, response.status),
+    method: ctx.req.method,
+    path: ctx.req.originalUrl,
+    allow: view.allow,
+    ...pageChrome(ctx.req, viewer(ctx)),
+    loginNeeded: !viewer(ctx) && (response.status === 401 || response.status === 403),
+    breadcrumbs: breadcrumbs(ctx, view.name, view.parentName),
+    links: pageLinks(response.data),
+    // The headers of the JSON answer this page shows.
+    headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary], ...(view.version ? [['ETag', view.version]] : [])],
+    // The forms that change or delete the row send it as If-Match: a row changed meanwhile is not overwritten (412).
+    version: view.formVersion ?? view.version,
+    form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
+    query: view.query,
+    actions: view.actions ?? [],
+    // The form goes back to the list itself, with the query it builds.
+    listPath: ctx.req.originalUrl.split('?')[0],
+    canDelete: Boolean(view.form && view.allow?.split(', ').includes('DELETE')),
+    canPatch: Boolean(view.form && view.allow?.split(', ').includes('PATCH')),
+    // A session's token for the forms; Basic users' browsers resend their credentials instead.
+    csrfToken: ctx.req.user ? csrfToken(ctx.req) : '',
+    // Escaped by the caller, its URLs made links (pageJson): the template writes it as it is.
+    body,
+  });
+}
+
+/** Stands for the JSON in a page written around a list being read; random, so that no value can look like it. */
+const BODY_PLACEHOLDER = `body-${randomUUID()}`;
+
 export const htmlRenderer: Renderer = {
   mediaType: 'text/html',
   format: 'api',
   contentType: 'text/html; charset=utf-8',
   render(ctx, response, view) {
-    const html = eta.render('api', {
-      t: ctx.t,
-      language: ctx.language,
-      name: view.name,
-      status: response.status,
-      statusText: statusText(ctx, response.status),
-      method: ctx.req.method,
-      path: ctx.req.originalUrl,
-      allow: view.allow,
-      ...pageChrome(ctx.req, viewer(ctx)),
-      loginNeeded: !viewer(ctx) && (response.status === 401 || response.status === 403),
-      breadcrumbs: breadcrumbs(ctx, view.name, view.parentName),
-      links: pageLinks(response.data),
-      // The headers of the JSON answer this page shows.
-      headers: [...(view.allow ? [['Allow', view.allow]] : []), ['Content-Type', 'application/json'], ['Vary', ctx.site.vary], ...(view.version ? [['ETag', view.version]] : [])],
-      // The forms that change or delete the row send it as If-Match: a row changed meanwhile is not overwritten (412).
-      version: view.formVersion ?? view.version,
-      form: view.form && { method: view.form.method, inputs: formInputs(view.form, response.data) },
-      query: view.query,
-      actions: view.actions ?? [],
-      // The form goes back to the list itself, with the query it builds.
-      listPath: ctx.req.originalUrl.split('?')[0],
-      canDelete: Boolean(view.form && view.allow?.split(', ').includes('DELETE')),
-      canPatch: Boolean(view.form && view.allow?.split(', ').includes('PATCH')),
-      // A session's token for the forms; Basic users' browsers resend their credentials instead.
-      csrfToken: ctx.req.user ? csrfToken(ctx.req) : '',
-      // Escaped here, its URLs made links: the template writes it as it is.
-      body: response.data === undefined ? '' : pageJson(response.data, view.rowLink),
-    });
-    return Buffer.from(html);
+    return Buffer.from(apiPage(ctx, response, view, response.data === undefined ? '' : pageJson(response.data, view.rowLink)));
+  },
+  /** The page around the lists being read, their rows as they come, each as pageJson shows it, then the rest of the page. */
+  async *renderStream(ctx, response, view) {
+    const body = streamedBody(response.data, PAGE_INDENT);
+    if (!body) return yield apiPage(ctx, response, view, pageJson(response.data, view.rowLink));
+    const page = apiPage(ctx, response, view, BODY_PLACEHOLDER);
+    const at = page.indexOf(BODY_PLACEHOLDER);
+    yield page.slice(0, at);
+    yield* bodyPieces(body, linkedJson, (list) => listPieces(list, (item, inner) => linkedItem(item, inner, view.rowLink), PAGE_INDENT));
+    yield page.slice(at + BODY_PLACEHOLDER.length);
   },
 };
 

@@ -51,6 +51,12 @@ export interface Pagination extends Partial<PageSizes> {
   default?: PaginationStyle | 'none';
   /** Further styles a client chooses by naming their parameters (`limit`/`offset`, `cursor`, `page`/`per_page`). */
   styles?: readonly PaginationStyle[];
+  /**
+   * The most rows the list answers whole (asked with no page): a longer one
+   * is refused with a 400 that names the page parameters to use instead.
+   * Default: 10,000 (pagination/offered.ts).
+   */
+  maxWholeList?: number;
 }
 
 /**

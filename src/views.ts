@@ -83,7 +83,7 @@ export function allowHeader(endpoint: Endpoint): string {
 export async function send(ctx: RequestContext, response: SiteResponse, view: ViewInfo, logger: Logger): Promise<void> {
   const { res } = ctx;
   let renderer = response.renderer ?? ctx.renderer;
-  if (response.streamed && renderer.renderStream) return sendStream(ctx, response, renderer.contentType, renderer.renderStream(ctx, response), logger);
+  if (response.streamed && renderer.renderStream) return sendStream(ctx, response, renderer.contentType, renderer.renderStream(ctx, response, view), logger);
   let body: Buffer | undefined;
   if (response.data !== undefined) {
     try {
@@ -123,9 +123,12 @@ export async function send(ctx: RequestContext, response: SiteResponse, view: Vi
 
 /**
  * A body written as it is read, with the socket's backpressure: no length is
- * known, so it goes chunked. A failure after the first bytes can only cut the
- * answer short (the client sees no final chunk) and is logged; a client that
- * leaves stops the reading.
+ * known, so it goes chunked. A piece is read only once the one before is
+ * written out (or buffered up to the socket's high-water mark), so a slow
+ * client holds one piece and the batch it came from, never the list. A
+ * failure after the first bytes can only cut the answer short (the
+ * connection is destroyed before the final chunk, so no client takes the
+ * body for complete) and is logged; a client that leaves stops the reading.
  */
 async function sendStream(ctx: RequestContext, response: SiteResponse, contentType: string, chunks: AsyncIterable<string>, logger: Logger): Promise<void> {
   const { req, res } = ctx;
@@ -137,7 +140,7 @@ async function sendStream(ctx: RequestContext, response: SiteResponse, contentTy
     return;
   }
   try {
-    await pipeline(Readable.from(chunks), res);
+    await pipeline(Readable.from(chunks, { highWaterMark: 1 }), res);
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     (req.log ?? logger).error({ err: error, method: req.method, path: req.path }, 'streaming failed');

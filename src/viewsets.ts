@@ -1,10 +1,10 @@
-import type { FindOptions } from 'sequelize';
 import type { ActionMethod, ActionResult } from './actions/declaration.js';
-import { canContinueAfter, readInBatches, type PlainRow } from './batches.js';
+import { BatchReader, canContinueAfter, holdsMoreThan, type PlainRow } from './batches.js';
 import { ItemStream, type Item, type RequestContext, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel } from './errors.js';
 import { asksAnything, NO_REQUEST, type ItemRequest, type ListRequest } from './querying/spec.js';
 import type { QueryForm } from './querying/dialect.js';
+import type { Translate } from './i18n.js';
 import { baseMetadata } from './metadata.js';
 import type { Permission, PermissionAction } from './permissions.js';
 import type { Row } from './registry.js';
@@ -14,17 +14,40 @@ import { namesUpdateTime } from './db/row-version.js';
 import { checkedAgainOnUniqueViolation } from './db/unique-violation.js';
 import { Serializer, type FieldDescription } from './serializers.js';
 import { notModified, withTag } from './viewsets/conditional.js';
+import type { PageTag } from './page-tags.js';
+import type { OrderedQuery } from './pagination/types.js';
 import { StoredWritesViewSet } from './viewsets/stored-writes.js';
 
 export type { ViewSetOptions } from './viewsets/generic.js';
 
-const BY_ID: FindOptions['order'] = [['id', 'ASC']];
+const BY_ID: OrderedQuery['order'] = [['id', 'ASC']];
 
 /** A representation with only the fields the request selects, and the relations it expands. */
 function selected(item: Item, { fields, expand }: ItemRequest): Item {
   if (!fields) return item;
   const keep = new Set([...fields, ...expand.map((path) => path.split('.')[0])]);
   return Object.fromEntries(Object.entries(item).filter(([name]) => keep.has(name)));
+}
+
+/**
+ * A list read in batches wherever a body shows it: the first reading goes on
+ * from the batch read before the answer started (`first`, then `reader`),
+ * any other reads it again from the start (`again`).
+ */
+function readingsOf(first: Item[], reader: BatchReader, again: () => BatchReader, represent: (rows: PlainRow[]) => Promise<Item[]>): ItemStream {
+  let started: { first: Item[]; reader: BatchReader } | null = { first, reader };
+  return new ItemStream(() => {
+    let pending = started?.first ?? null;
+    const batches = started?.reader ?? again();
+    started = null;
+    return async () => {
+      const taken = pending;
+      pending = null;
+      if (taken) return taken;
+      const rows = await batches.next();
+      return rows && represent(rows);
+    };
+  });
 }
 
 /**
@@ -54,34 +77,65 @@ export class ModelViewSet extends StoredWritesViewSet {
     const kept = await this.pageTag(ctx, serializer, request.expand);
     if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
     const headers = kept ? { ETag: kept.tag } : undefined;
-    // Kept only after a page was read for the same URL, so its query was valid then, and the same tables make it valid now.
-    const page = paginator && kept && this.keptPages.get(kept.tag);
+    // Kept only after a page (or a whole list of one batch) was read for the same URL, so its query was valid then, and the same tables make it valid now.
+    const page = kept && this.keptPages.get(kept.tag);
     if (page) return { status: 200, data: page, headers };
     const query = await this.queryOptions(ctx, request, serializer);
     const shown = (item: Item): Item => selected(item, request);
+    if (!paginator) return this.wholeList(ctx, query, async (rows) => (await this.representRows(rows, serializer, request.expand, true)).map(shown), kept);
     const represent = async (rows: readonly (Row | StoredRow)[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand)).map(shown);
-    if (paginator) {
-      const { model, declaration } = this.resource;
-      const keptCount = kept?.counts.get(declaration.table);
-      const data = await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount });
+    const { model, declaration } = this.resource;
+    const keptCount = kept?.counts.get(declaration.table);
+    const data = await paginator.paginate(ctx, { model, fields: declaration.fields, query, represent, exposure: this.exposure, keptCount });
+    if (kept) this.keptPages.keep(kept.tag, data);
+    return { status: 200, data, headers };
+  }
+
+  /**
+   * The whole list (no page asked), refused past the exposure's most rows.
+   * One that its first batch holds is answered at once, and kept as a page
+   * is; a longer one is written as it is read, never held whole (nor kept).
+   */
+  private async wholeList(ctx: RequestContext, query: OrderedQuery, represent: (rows: PlainRow[]) => Promise<Item[]>, kept: PageTag | null): Promise<SiteResponse> {
+    await this.refuseLongList(ctx, query, kept);
+    const headers = kept ? { ETag: kept.tag } : undefined;
+    const { model, declaration } = this.resource;
+    const reading = (): BatchReader => new BatchReader({ model, fields: declaration.fields, query, keyset: canContinueAfter(declaration.fields, query.order) });
+    const reader = reading();
+    // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
+    const first = await represent((await reader.next()) ?? []);
+    if (reader.done) {
+      const data = this.site.listBody(ctx, this.exposure, first);
       if (kept) this.keptPages.keep(kept.tag, data);
       return { status: 200, data, headers };
     }
     if (!ctx.renderer.renderStream) {
-      const rows = await this.resource.model.findAll(query);
-      return { status: 200, data: this.site.listBody(ctx, this.exposure, await represent(rows)), headers };
+      // A renderer that needs the list whole: it has at most maxWholeList rows.
+      const items = first;
+      for (let rows = await reader.next(); rows; rows = await reader.next()) items.push(...(await represent(rows)));
+      return { status: 200, data: this.site.listBody(ctx, this.exposure, items), headers };
     }
-    const keyset = canContinueAfter(this.resource.declaration.fields, query.order);
-    const batches = readInBatches({ model: this.resource.model, fields: this.resource.declaration.fields, query, keyset });
-    const represented = async (rows: PlainRow[]): Promise<Item[]> => (await this.representRows(rows, serializer, request.expand, true)).map(shown);
-    // The first batch is read and shown before the answer starts: a failure there is still a clean 500.
-    const first = await batches.next();
-    const firstItems = first.done ? [] : await represented(first.value);
-    const items = new ItemStream(async function* () {
-      yield firstItems;
-      for await (const rows of batches) yield await represented(rows);
-    });
-    return { status: 200, data: this.site.listBody(ctx, this.exposure, items), streamed: true, headers };
+    return { status: 200, data: this.site.listBody(ctx, this.exposure, readingsOf(first, reader, reading, represent)), streamed: true, headers };
+  }
+
+  /**
+   * 400 when the whole list holds more rows than the exposure answers at
+   * once, naming the parameters of the pages it offers; found before any row
+   * is read, from the table's kept count when the list is the whole table.
+   */
+  private async refuseLongList(ctx: RequestContext, query: OrderedQuery, kept: PageTag | null): Promise<void> {
+    const max = this.pagination.maxWholeList;
+    const { model, declaration } = this.resource;
+    const keptCount = query.where === undefined ? kept?.counts.get(declaration.table) : undefined;
+    if (keptCount === undefined ? await holdsMoreThan(model, query, max) : keptCount > max) throw this.tooLong(ctx.t);
+  }
+
+  /** The refusal of a whole list too long to answer: the parameters of the pages the list offers, else fewer rows. */
+  tooLong(t: Translate): ApiError {
+    const max = this.pagination.maxWholeList;
+    const parameters = new Set(this.pagination.all.flatMap((paginator) => paginator.schemaParameters(t).map(({ name }) => name)));
+    if (parameters.size === 0) return new ApiError('list_too_long_no_pages', { max });
+    return new ApiError('list_too_long', { max, parameters: [...parameters].join(', ') });
   }
 
   async retrieve(ctx: RequestContext): Promise<SiteResponse> {
@@ -110,17 +164,39 @@ export class ModelViewSet extends StoredWritesViewSet {
     return this.site.querying.form(ctx, this.listQuery, request);
   }
 
-  /** The authenticated user's own row, with the related rows the exposure includes (oldest first). */
+  /**
+   * The authenticated user's own row, with the related rows the exposure
+   * includes (oldest first), each read in batches: lists that their first
+   * batch holds are answered at once, tagged by their bytes; a longer one is
+   * written as it is read (wherever the body shows it), tagged by the
+   * versions of the tables read, taken before any related row is.
+   */
   async current(ctx: RequestContext): Promise<SiteResponse> {
     const row = ctx.user ? await this.resource.model.findByPk(ctx.user.id, { include: this.serializer.includes() }) : null;
     if (!row) throw new ApiError('not_authenticated');
-    const included: Record<string, Item[]> = {};
+    const kept = await this.includedTag(ctx);
+    if (kept && noneMatch(ctx.req.headers['if-none-match'], kept.tag)) return notModified(kept.tag);
+    const included: Record<string, Item[] | ItemStream> = {};
+    let streamed = false;
     for (const { name, field, resource, serializer } of this.included) {
-      const related = await resource.model.findAll({ where: { [field]: row.get('id') }, order: BY_ID });
-      included[name] = await this.representRows(related, serializer, []);
+      const query: OrderedQuery = { where: { [field]: row.get('id') }, order: BY_ID };
+      const again = (): BatchReader => new BatchReader({ model: resource.model, fields: resource.declaration.fields, query, keyset: true });
+      const represent = (rows: PlainRow[]): Promise<Item[]> => this.representRows(rows, serializer, [], true);
+      const reader = again();
+      const first = await represent((await reader.next()) ?? []);
+      if (reader.done || !ctx.renderer.renderStream) {
+        // Whole: all of it read already, or for a renderer that needs it so.
+        for (let rows = await reader.next(); rows; rows = await reader.next()) first.push(...(await represent(rows)));
+        included[name] = first;
+      } else {
+        included[name] = readingsOf(first, reader, again, represent);
+        streamed = true;
+      }
     }
     const [item] = await this.representRows([row], this.serializer, []);
-    return { status: 200, data: this.site.currentBody(ctx, this.exposure, item as Item, included) };
+    const data = this.site.currentBody(ctx, this.exposure, item as Item, included);
+    if (!streamed) return { status: 200, data };
+    return { status: 200, data, streamed, headers: kept ? { ETag: kept.tag } : undefined };
   }
 
   async create(ctx: RequestContext): Promise<SiteResponse> {

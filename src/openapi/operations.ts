@@ -115,6 +115,10 @@ function listDocs(viewset: ModelViewSet, t: Translate): Described {
     if (!parameters.some((known) => known.name === parameter.name)) parameters.push(parameter);
   }
   const errors: ErrorEntry[] = [...new Set([...AUTHENTICATED, ...paginators.flatMap((paginator) => paginator.errors), ...site.querying.errors(listQuery)])];
+  if (!defaultPaginator) {
+    const tooLong = viewset.tooLong(t);
+    errors.push({ code: tooLong.code, schema: site.docs.error, sample: tooLong });
+  }
   const validated = site.querying.validatedParameters(listQuery);
   const [first] = validated;
   if (first) {
@@ -189,7 +193,9 @@ function errorResponses(
   for (const entry of errors) {
     const code = typeof entry === 'string' ? entry : entry.code;
     const error = exampleError(typeof entry === 'string' ? undefined : entry.sample, code, viewset, texts.example, subject);
-    const description = texts.t(error.messageKey, sampleParams(viewset, texts.t, subject));
+    // An action's own sample names its own values (a list's most rows), in any language.
+    const own = typeof entry === 'string' || entry.sample instanceof ValidationError ? {} : entry.sample?.params;
+    const description = texts.t(error.messageKey, { ...sampleParams(viewset, texts.t, subject), ...own });
     const answered = group(site.errorStatus(error));
     answered.descriptions.add(description);
     const schema = typeof entry === 'string' ? site.docs.error : entry.schema;

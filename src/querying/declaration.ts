@@ -174,8 +174,8 @@ export function assertListQueries(declaration: ResourceDeclaration): void {
     if (exposure.query) assertQuery(declaration, `sites.${site}.query`, exposure.query);
     if (exposure.query?.unshown) assertUnshownUsed(declaration, `sites.${site}.query`, exposure.query.unshown, [effectiveQuery(declaration, exposure)]);
     assertCursorOrdering(declaration, site, exposure);
-    const { pageSize, maxPageSize } = exposure.pagination ?? {};
-    for (const size of [pageSize, maxPageSize]) {
+    const { pageSize, maxPageSize, maxWholeList } = exposure.pagination ?? {};
+    for (const size of [pageSize, maxPageSize, maxWholeList]) {
       if (size !== undefined && !(Number.isInteger(size) && size >= 1)) fail(declaration, `sites.${site}.pagination`, 'sizes must be positive integers');
     }
     if (pageSize !== undefined && maxPageSize !== undefined && pageSize > maxPageSize) fail(declaration, `sites.${site}.pagination`, 'pageSize is above maxPageSize');

@@ -30,6 +30,8 @@ export function withTag(response: SiteResponse, tag: string | null): SiteRespons
 export class ConditionalViewSet extends GenericViewSet {
   /** The tables a list read with each relation plan reads, for its page tags. */
   private readonly tablesOfPlans = new WeakMap<LoadPlan, string[]>();
+  /** The tables the `current` action reads: the user's, and those of the related rows it includes. */
+  private tablesOfIncluded: string[] | undefined;
   /** Pages answered again while their tags hold (page-tags.ts). */
   protected readonly keptPages = new KeptPages();
   /** The version each request's If-Match was checked against, for its write to name (expectedVersion). */
@@ -49,6 +51,22 @@ export class ConditionalViewSet extends GenericViewSet {
       this.tablesOfPlans.set(plan, tables);
     }
     return pageTag(ctx, this.options.registry, tables);
+  }
+
+  /**
+   * The tag of the `current` action's answer when it is written as it is
+   * read: from the versions of the user's tables and of the related rows it
+   * includes, as a page's (null for HTML, and where a table keeps none).
+   */
+  protected async includedTag(ctx: RequestContext): Promise<PageTag | null> {
+    if (ctx.renderer.mediaType === 'text/html') return null;
+    this.tablesOfIncluded ??= [
+      ...new Set([
+        ...tablesRead(this.resource, this.serializer, this.relations.planFor(this.serializer, [])),
+        ...this.included.flatMap(({ resource, serializer }) => tablesRead(resource, serializer, this.relations.planFor(serializer, []))),
+      ]),
+    ].sort();
+    return pageTag(ctx, this.options.registry, this.tablesOfIncluded);
   }
 
   /**

@@ -90,6 +90,11 @@ describe('list queries in the declarations', () => {
       expect(() => declare({}, { sites })).toThrow('pageSize is above maxPageSize');
     });
 
+    test.each([0, -1, 2.5])('a whole list of at most %s rows is refused', (maxWholeList) => {
+      const sites = { token: { path: 'broken', actions: ['list'] as const, fields: ['id'], pagination: { maxWholeList } } };
+      expect(() => declare({}, { sites })).toThrow('sites.token.pagination sizes must be positive integers');
+    });
+
     test('a cursor cannot follow a field that may be null', () => {
       const sites = { paginated: { path: 'broken', actions: ['list'] as const, fields: ['id', 'seen'], pagination: { styles: ['cursor'] as const } } };
       expect(() => declare({ orderingFields: ['seen'] }, { sites })).toThrow('pages by cursor, so it cannot order by "seen"');
