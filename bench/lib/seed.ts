@@ -6,9 +6,11 @@
  * limits: 10 and 15 characters) drawn from a small vocabulary, two search
  * terms planted at known rates (a rare one in 0.1% of the comments, a common
  * one in 10%), a vocabulary of 250 more search terms each in 0.1% (so that
- * searches can differ from one request to the next, as people's do), and
- * times as a site gathers them: written in id order, one in ten edited
- * later. The seeders count what they wrote (SeedSummary), so the benchmark
+ * searches can differ from one request to the next, as people's do), 250
+ * rare terms found only among the oldest comments (a term of a few matches
+ * far from the list's start: what makes a search walk the list's order
+ * instead of its index), and times as a site gathers them: written in id
+ * order, one in ten edited later. The seeders count what they wrote (SeedSummary), so the benchmark
  * can check the server's answers without asking the database.
  */
 
@@ -54,21 +56,54 @@ function searchWords(count: number): string[] {
   return [...found];
 }
 
+const WORDS = searchWords(500);
+
 /**
  * The search vocabulary: term k is in comment i when i % 1000 is
  * SEARCH_TERM_OFFSETS[k] (0.1% of the comments each; a quarter of the
  * comments hold one), in the title or the body as the rare term is.
  */
-export const SEARCH_TERMS = searchWords(250);
+export const SEARCH_TERMS = WORDS.slice(0, 250);
 const SEARCH_TERM_OFFSETS = SEARCH_TERMS.map((_, k) => 4 * k + 1);
 const TERM_AT_OFFSET = new Map(SEARCH_TERM_OFFSETS.map((offset, k) => [offset, k]));
 const TERM_INDEX = new Map(SEARCH_TERMS.map((term, k) => [term, k]));
 
+/** The old terms are only in the comments numbered up to this: the oldest 1% of a million. */
+export const OLD_TERMS_UNTIL = 10_000;
+/**
+ * The old vocabulary: old term k is in comment i when i ≤ OLD_TERMS_UNTIL
+ * and i % 1000 is OLD_TERM_OFFSETS[k] (10 comments each, a quarter of the
+ * oldest 10,000 holding one), in the title or the body as the rare term is;
+ * those comments are never edited, so they stay old in every order.
+ */
+export const OLD_TERMS = WORDS.slice(250);
+const OLD_TERM_OFFSETS = OLD_TERMS.map((_, k) => 4 * k + 3);
+const OLD_TERM_AT_OFFSET = new Map(OLD_TERM_OFFSETS.map((offset, k) => [offset, k]));
+const OLD_TERM_INDEX = new Map(OLD_TERMS.map((term, k) => [term, k]));
+
 /** The numbers (ids) of the comments among the first `comments` that hold search term k. */
 export function searchTermComments(k: number, comments: number): number[] {
+  return everyThousandth(SEARCH_TERM_OFFSETS[k], comments);
+}
+
+/** The numbers (ids) of the comments among the first `comments` that hold old term k. */
+export function oldTermComments(k: number, comments: number): number[] {
+  return everyThousandth(OLD_TERM_OFFSETS[k], Math.min(comments, OLD_TERMS_UNTIL));
+}
+
+function everyThousandth(first: number | undefined, last: number): number[] {
   const numbers: number[] = [];
-  for (let i = SEARCH_TERM_OFFSETS[k] ?? comments + 1; i <= comments; i += 1000) numbers.push(i);
+  for (let i = first ?? last + 1; i <= last; i += 1000) numbers.push(i);
   return numbers;
+}
+
+/** The term planted in comment i, if any: the rare one, a vocabulary term or an old term. */
+function plantedTerm(i: number): string | undefined {
+  if (i % 1000 === 500) return RARE_TERM;
+  const term = TERM_AT_OFFSET.get(i % 1000);
+  if (term !== undefined) return SEARCH_TERMS[term];
+  const old = i <= OLD_TERMS_UNTIL ? OLD_TERM_AT_OFFSET.get(i % 1000) : undefined;
+  return old === undefined ? undefined : OLD_TERMS[old];
 }
 
 export interface SeedComment {
@@ -104,15 +139,14 @@ function words(i: number, salt: number, start: readonly string[], max: number): 
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function seedComment(i: number): SeedComment {
-  const term = TERM_AT_OFFSET.get(i % 1000);
-  const planted = i % 1000 === 500 ? RARE_TERM : term === undefined ? undefined : SEARCH_TERMS[term];
+  const planted = plantedTerm(i);
   // Half of the thousands in the title (capitalised), half in the body.
   const inTitle = planted !== undefined && Math.floor(i / 1000) % 2 === 0;
   const title = capitalised(words(i, 1, inTitle && planted ? [planted] : [], TITLE_LENGTH));
   const bodyStart = [...(i % 10 === 3 ? [COMMON_TERM] : []), ...(!inTitle && planted ? [planted] : [])];
   const body = words(i, 11, bodyStart, BODY_LENGTH);
   const createdMs = FIRST_TIMESTAMP + i * 1000;
-  const edited = mix(i, 21) % 10 === 0;
+  const edited = mix(i, 21) % 10 === 0 && !(planted !== undefined && OLD_TERM_INDEX.has(planted));
   const updatedMs = edited ? createdMs + (mix(i, 22) % EDITED_WITHIN_SECONDS) * 1000 : createdMs;
   return { title, body, owner: mix(i, 31) % OWNERS, createdMs, updatedMs };
 }
@@ -133,10 +167,12 @@ export interface SeedSummary {
   ownerComments: number[];
   /** Comments holding each term of SEARCH_TERMS, in its order. */
   termMatches: number[];
+  /** Comments holding each term of OLD_TERMS, in its order. */
+  oldTermMatches: number[];
 }
 
 export function emptySummary(ownerIds: number[]): SeedSummary {
-  return { comments: 0, matches: { [RARE_TERM]: 0, [COMMON_TERM]: 0 }, ownerIds, ownerComments: ownerIds.map(() => 0), termMatches: SEARCH_TERMS.map(() => 0) };
+  return { comments: 0, matches: { [RARE_TERM]: 0, [COMMON_TERM]: 0 }, ownerIds, ownerComments: ownerIds.map(() => 0), termMatches: SEARCH_TERMS.map(() => 0), oldTermMatches: OLD_TERMS.map(() => 0) };
 }
 
 /** Counts `comment` into `summary` as the seeder writes it. */
@@ -150,5 +186,7 @@ export function countComment(summary: SeedSummary, comment: SeedComment): void {
   for (const word of `${comment.title} ${comment.body}`.toLowerCase().split(' ')) {
     const k = TERM_INDEX.get(word);
     if (k !== undefined) summary.termMatches[k] = (summary.termMatches[k] ?? 0) + 1;
+    const old = OLD_TERM_INDEX.get(word);
+    if (old !== undefined) summary.oldTermMatches[old] = (summary.oldTermMatches[old] ?? 0) + 1;
   }
 }

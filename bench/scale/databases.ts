@@ -36,6 +36,8 @@ export interface DatabaseReport {
   matches: Record<string, number>;
   /** The search vocabulary of the cold search case: its terms, and the fewest and most comments holding one. */
   vocabulary: { terms: number; fewestMatches: number; mostMatches: number };
+  /** The same of the old terms' case, whose matches are all among the oldest comments. */
+  oldTerms: { terms: number; fewestMatches: number; mostMatches: number };
   cases: Latency[];
 }
 
@@ -43,6 +45,10 @@ export interface DatabaseReport {
 export interface DatabasesOutcome {
   databases: DatabaseReport[];
   failures: string[];
+}
+
+function termsOf(matches: readonly number[]): DatabaseReport['vocabulary'] {
+  return { terms: matches.length, fewestMatches: Math.min(...matches), mostMatches: Math.max(...matches) };
 }
 
 function createDatabase(dialect: Dialect, options: Options, directory: string): Promise<BenchDatabase> {
@@ -97,8 +103,19 @@ export async function benchDatabase(dialect: Dialect, options: Options, director
       const pageSize = await pageSizeOf(server.origin, { Authorization: authorization });
       const { engine, comments, seedSeconds, seeded } = database;
       const pages = Math.ceil(comments / pageSize);
-      const vocabulary = { terms: seeded.termMatches.length, fewestMatches: Math.min(...seeded.termMatches), mostMatches: Math.max(...seeded.termMatches) };
-      const results: DatabaseReport = { database: dialect, engine, comments, owners: OWNERS, seedSeconds, pageSize, pages, matches: { ...seeded.matches }, vocabulary, cases: [] };
+      const results: DatabaseReport = {
+        database: dialect,
+        engine,
+        comments,
+        owners: OWNERS,
+        seedSeconds,
+        pageSize,
+        pages,
+        matches: { ...seeded.matches },
+        vocabulary: termsOf(seeded.termMatches),
+        oldTerms: termsOf(seeded.oldTermMatches),
+        cases: [],
+      };
       report.databases.push(results);
       progress(`${engine}: the cases`);
       // The page size's request was one: a cold case must not send it again.

@@ -2,7 +2,7 @@
 import { mib } from '../lib/memory.js';
 import { describeMachine, dotEnvWarning, formatNumber, formatRange, markdownTable, verdict } from '../lib/report.js';
 import type { RunInfo } from '../lib/run.js';
-import { COMMON_TERM, RARE_TERM } from '../lib/seed.js';
+import { COMMON_TERM, OLD_TERMS_UNTIL, RARE_TERM } from '../lib/seed.js';
 import type { DatabaseReport, DatabasesOutcome } from './databases.js';
 import { GROWTH_TARGET_MIB, MEMORY_SAMPLE_MS, type ListOutcome, type ListReport } from './list.js';
 import type { Options } from './options.js';
@@ -49,11 +49,12 @@ function missedLine(results: DatabaseReport): string {
 
 function databaseSection(results: DatabaseReport, options: Options): string[] {
   const matches = (term: string): string => `"${term}" in ${formatNumber(results.matches[term] ?? 0)}`;
-  const { vocabulary } = results;
+  const { vocabulary, oldTerms } = results;
   return [
     '',
     `${results.engine}: ${formatNumber(results.comments)} comments of ${formatNumber(results.owners)} owners (seeded in ${results.seedSeconds.toFixed(0)} s; ` +
-      `search terms ${matches(RARE_TERM)}, ${matches(COMMON_TERM)}, ${vocabulary.terms} more in ${formatRange([vocabulary.fewestMatches, vocabulary.mostMatches])} each); ` +
+      `search terms ${matches(RARE_TERM)}, ${matches(COMMON_TERM)}, ${vocabulary.terms} more in ${formatRange([vocabulary.fewestMatches, vocabulary.mostMatches])} each, ` +
+      `${oldTerms.terms} old ones in ${formatRange([oldTerms.fewestMatches, oldTerms.mostMatches])} each, all among the oldest ${formatNumber(Math.min(results.comments, OLD_TERMS_UNTIL))}); ` +
       `GET /comments/ (${results.pageSize} a page, ${formatNumber(results.pages)} pages by number), ` +
       `HTTP Basic; one request at a time on one keep-alive connection, after ${WARMUP_REQUESTS} warm-up requests; WEB_CONCURRENCY=1, LOG_LEVEL=${options.logLevel}. ` +
       'cold: every request (the warm-up too) a URL the server was never sent, so no kept page can answer it; kept: one URL again and again, ' +

@@ -3,7 +3,8 @@
  * so that a term of three characters or more never scans the table: SQLite's
  * FTS5 with the `trigram` tokenizer (an external-content table `<table>_fts`
  * kept in step by triggers), PostgreSQL's pg_trgm GIN indexes, which its
- * planner uses for ILIKE by itself. `%` and `_` are literal characters.
+ * planner uses for ILIKE by itself once told how rare a term is
+ * (rareOnPostgres). `%` and `_` are literal characters.
  * Shorter terms, and columns no index covers, fall back to a LIKE scan.
  * Both indexes are created by migrations (src/db/text-index.ts).
  */
@@ -62,10 +63,11 @@ export class TextSearch {
       const covered = await this.ftsColumns(model.getTableName() as string);
       if (columns.every((column) => covered.has(column))) return this.ftsMatch(model, columns, term, covered.size === columns.length);
     }
-    const operator = this.sequelize.getDialect() === 'postgres' ? 'ILIKE' : 'LIKE';
+    const postgres = this.sequelize.getDialect() === 'postgres';
     const pattern = this.sequelize.escape(containsPattern(term));
-    const each = columns.map((column) => literal(`${this.column(model, column)} ${operator} ${pattern} ESCAPE '\\'`));
-    return each.length === 1 ? (each[0] as WhereOptions) : { [Op.or]: each };
+    const each = columns.map((column) => literal(`${this.column(model, column)} ${postgres ? 'ILIKE' : 'LIKE'} ${pattern} ESCAPE '\\'`));
+    const found: WhereOptions = each.length === 1 ? (each[0] as WhereOptions) : { [Op.or]: each };
+    return postgres && indexFinds(term) ? rareOnPostgres(found) : found;
   }
 
   /** The rows whose FTS5 entry has the phrase in one of `columns` (a column filter unless it covers exactly those). */
@@ -76,6 +78,28 @@ export class TextSearch {
     const key = this.column(model, model.primaryKeyAttribute);
     return literal(`${key} IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${this.sequelize.escape(filter + ftsPhrase(term))})`);
   }
+}
+
+/**
+ * The same condition twice, so that PostgreSQL's planner squares its guess
+ * of the rows that hold the term. It cannot know how many do: it tries the
+ * pattern on its statistics' sample of the column and never believes fewer
+ * than 1 row in 10,000 ("don't believe extremely small estimates",
+ * PostgreSQL's like_support.c). Every term missing from that sample, 7
+ * matches or 5,000, looks like some 200 rows in a million: enough for a page
+ * to look cheaper read by walking the list's order on its index, testing
+ * each row, than from the trigram index and a sort of the matches; and a
+ * term whose few matches lie far down the order walks nearly the whole table
+ * (a million rows, seconds, for a page of 2). The clauses of an AND are
+ * multiplied, so with the copy such a term looks as rare as it is (1 row):
+ * its page comes from the trigram index, as its count does, in every order,
+ * by page number or by cursor. A term common enough to be in the sample (from
+ * about 1% of the rows) still looks common, and its first pages still walk
+ * the order, a few rows each. The copy is tested only on the rows the first
+ * kept: a microsecond a match. Plans of both forms: docs/performance.md.
+ */
+function rareOnPostgres(condition: WhereOptions): WhereOptions {
+  return { [Op.and]: [condition, condition] };
 }
 
 /** The one TextSearch of a database connection. */

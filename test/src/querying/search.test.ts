@@ -126,3 +126,89 @@ describe('search over a trigram index, the same on SQLite and PostgreSQL', () =>
     }
   });
 });
+
+/** 5,000 comments, the oldest 100 (2%) holding `vexor`; vacuumed and analysed, as autovacuum would after such a load. */
+const MANY = 5000;
+const OLD_MATCHES = 100;
+const WORDS = ['nice post', 'great idea', 'why not', 'cool', 'same here', 'thanks a lot', 'see above', 'works for me'];
+const bodyOf = (i: number): string => `${WORDS[i % WORDS.length] ?? ''} ${i % 89}${i < OLD_MATCHES ? ' vexor' : ''}`;
+const titleOf = (i: number): string => `${WORDS[(i * 7) % WORDS.length] ?? ''} ${i % 97}`.slice(0, 10);
+/** The bodies of the newest two comments that hold `term`. */
+const newestTwo = (term: string): string[] =>
+  Array.from({ length: MANY }, (_, i) => MANY - 1 - i)
+    .filter((i) => titleOf(i).includes(term) || bodyOf(i).includes(term))
+    .slice(0, 2)
+    .map(bodyOf);
+
+describe('a search whose few matches are all old reads them through the trigram index, not by walking the list', () => {
+  const alice = credentials('alice');
+  const t = useTestApp(async (t) => {
+    const owner = await t.createUser('alice');
+    const rows = Array.from({ length: MANY }, (_, i) => {
+      const at = new Date(Date.UTC(2024, 0, 1) + i * 1000);
+      return { title: titleOf(i), body: bodyOf(i), user_id: owner.id, created_at: at, updated_at: at };
+    });
+    await t.services.registry.get('Comment').model.bulkCreate(rows);
+    const { sequelize } = t.services;
+    await sequelize.query(sequelize.getDialect() === 'postgres' ? 'VACUUM (ANALYZE) comments' : 'ANALYZE');
+  });
+
+  /** The SQL of the page of rows `path` read (not its count), as the server sent it. */
+  async function pageQuery(path: string): Promise<{ sql: string; bodies: string[] }> {
+    // Sequelize's types leave `options` out; each query reads `logging` from it.
+    const sequelize = t.services.sequelize as unknown as { options: { logging: unknown } };
+    const sent: string[] = [];
+    const logging = sequelize.options.logging;
+    sequelize.options.logging = (sql: string) => void sent.push(sql.replace(/^Executing \([^)]*\): /, ''));
+    let bodies: string[];
+    try {
+      const res = await t.http.get(path).auth(...alice);
+      expect(res.status).toBe(200);
+      bodies = (res.body.results as { body: string }[]).map((item) => item.body);
+    } finally {
+      sequelize.options.logging = logging;
+    }
+    const pages = sent.filter((sql) => /FROM ["`]comments["`] AS ["`]Comment["`]/.test(sql) && /LIMIT/.test(sql) && !/count\(/i.test(sql));
+    expect({ sent, pages: pages.length }).toMatchObject({ pages: 1 });
+    return { sql: pages[0] ?? '', bodies };
+  }
+
+  /** The plan the database makes for `sql`; on PostgreSQL without sequential scans, which a table this small would get and a large one would not. */
+  async function planOf(sql: string): Promise<string> {
+    const { sequelize } = t.services;
+    if (sequelize.getDialect() !== 'postgres') {
+      const rows = await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, { type: QueryTypes.SELECT });
+      return rows.map((row) => row.detail).join('\n');
+    }
+    return sequelize.transaction(async (transaction) => {
+      await sequelize.query('SET LOCAL enable_seqscan = off', { transaction });
+      const rows = await sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, { type: QueryTypes.SELECT, transaction });
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+  }
+
+  test.each([
+    ['the first page, newest first', '/comments/?search=vexor', newestTwo('vexor')],
+    ['a cursor page', '/comments/?search=vexor&cursor=', newestTwo('vexor')],
+    ['a page by title', '/comments/?search=vexor&ordering=title', null],
+  ])('%s', async (_, path, expected) => {
+    const { sql, bodies } = await pageQuery(path);
+    if (expected) expect(bodies).toEqual(expected);
+    expect(bodies.filter((body) => body.endsWith(' vexor'))).toHaveLength(2);
+    const plan = await planOf(sql);
+    if (t.services.sequelize.getDialect() === 'postgres') {
+      expect(plan).toMatch(/Bitmap Index Scan on comments_body_trgm/);
+      expect(plan).not.toMatch(/Index Scan (Backward )?using comments_(updated_at|title)_id/);
+    } else {
+      expect(plan).toMatch(/VIRTUAL TABLE INDEX/);
+    }
+  });
+
+  test('a common term still reads its first page along the list: a few rows, not every match', async () => {
+    const { sql, bodies } = await pageQuery('/comments/?search=works');
+    expect(bodies).toEqual(newestTwo('works'));
+    const plan = await planOf(sql);
+    if (t.services.sequelize.getDialect() === 'postgres') expect(plan).toMatch(/Index Scan Backward using comments_updated_at_id/);
+    else expect(plan).toMatch(/VIRTUAL TABLE INDEX/);
+  });
+});
