@@ -13,7 +13,7 @@ export const USAGE = `Usage: npm run bench:scale -- [options]
   --requests N        timed requests per case, a cold case's each to a URL of its
                       own (default 200)
   --max-seconds S     per case: stop there, with fewer requests (default 60)
-  --list-comments M   comments for the memory of GET /api/comments, SQLite (default 100000)
+  --list-comments M   comments for the memory of GET /api/comments, SQLite (default 10000: the most a whole list answers)
   --database WHICH    sqlite, postgres or both (default: both when PostgreSQL answers
                       at the URL below, else sqlite, with a note)
   --postgres-url URL  the PostgreSQL server to make a throwaway database on
@@ -51,7 +51,7 @@ function parse(): Options {
         comments: { type: 'string', default: '1000000' },
         requests: { type: 'string', default: '200' },
         'max-seconds': { type: 'string', default: '60' },
-        'list-comments': { type: 'string', default: '100000' },
+        'list-comments': { type: 'string', default: '10000' },
         database: { type: 'string' },
         'postgres-url': { type: 'string' },
         'log-level': { type: 'string', default: 'info' },
