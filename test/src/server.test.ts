@@ -107,21 +107,29 @@ describe('the built server and CLI, as a newcomer runs them', () => {
   });
 });
 
-describe('npm start on an empty development database', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-demo-'));
-  let database: TestDatabase;
-
+/** A SQLite file database in a folder of its own for a describe block's servers, removed after the block. */
+function useFileDatabase(prefix: string): () => TestDatabase {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  let database: TestDatabase | undefined;
   beforeAll(async () => {
     database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await database.drop();
+    await database?.drop();
   });
+  return () => {
+    if (!database) throw new Error('the database is used outside its describe block');
+    return database;
+  };
+}
+
+describe('npm start on an empty development database', () => {
+  const database = useFileDatabase('comments-demo-');
 
   /** Starts the server until it serves, then stops it; what it printed before serving. */
   async function startOnce(env: Record<string, string>): Promise<{ printed: string; status: number }> {
-    const child = spawnServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', ...env });
+    const child = spawnServer({ DATABASE_URL: database().url, PORT: '0', HOST: '127.0.0.1', PASSWORD_HASH_ITERATIONS: '1000', ...env });
     let printed = '';
     child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const url = await waitForUrl(child);
@@ -207,18 +215,10 @@ export default defineResource({
 });
 
 describe('a process that is one of several machines serving the site', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'comments-machines-'));
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase(`sqlite:${path.join(dir, 'db.sqlite3')}`);
-  });
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await database.drop();
-  });
+  const database = useFileDatabase('comments-machines-');
 
   test('warns at start, without Redis, that each machine counts login failures on its own', async () => {
-    const started = await startServerProcess({ ...PRODUCTION_ENV, DATABASE_URL: database.url, SITE_MACHINES: '3' });
+    const started = await startServerProcess({ ...PRODUCTION_ENV, DATABASE_URL: database().url, SITE_MACHINES: '3' });
     const warning = await started.waitForLog((line) => line.msg.startsWith('no REDIS_URL'));
     expect(warning).toMatchObject({ level: 40, processes: 3, machines: 3, workers: 1 });
     started.child.kill('SIGTERM');
