@@ -178,57 +178,39 @@ describe('the HTTP Basic credential cache', () => {
       return { started, release };
     }
 
-    test('do not let in a request that came after a password change on a check begun before it', async () => {
+    /**
+     * Two requests with the same credentials: the first one's check is held
+     * while `change` commits, then the second comes and joins it; the check
+     * is let go. Their answers, as usernames (null: refused).
+     */
+    async function acrossAChange(username: string, password: string, change: () => Promise<unknown>): Promise<[string | null, string | null]> {
       await start();
       const check = cache();
       const hashing = holdNextHashing();
-      const before = check.authenticate('alice', 'alice-pw', unguarded);
+      const before = check.authenticate(username, password, unguarded);
       await hashing.started;
-      await t.services.accounts.setPassword('alice', 'new-pw');
-      const after = check.authenticate('alice', 'alice-pw', unguarded);
+      await change();
+      const after = check.authenticate(username, password, unguarded);
       hashing.release();
-      expect((await before)?.username).toBe('alice');
-      expect(await after).toBeNull();
-      expect(await check.authenticate('alice', 'new-pw', unguarded)).toMatchObject({ username: 'alice' });
+      return [(await before)?.username ?? null, (await after)?.username ?? null];
+    }
+
+    test('do not let in a request that came after a password change on a check begun before it', async () => {
+      expect(await acrossAChange('alice', 'alice-pw', () => t.services.accounts.setPassword('alice', 'new-pw'))).toEqual(['alice', null]);
+      expect(await cache().authenticate('alice', 'new-pw', unguarded)).toMatchObject({ username: 'alice' });
     });
 
     test('do not let in a request that came after a deactivation on a check begun before it', async () => {
-      await start();
-      const check = cache();
-      const hashing = holdNextHashing();
-      const before = check.authenticate('alice', 'alice-pw', unguarded);
-      await hashing.started;
-      await users().update({ is_active: false }, { where: { username: 'alice' } });
-      const after = check.authenticate('alice', 'alice-pw', unguarded);
-      hashing.release();
-      await before;
-      expect(await after).toBeNull();
+      const [, after] = await acrossAChange('alice', 'alice-pw', () => users().update({ is_active: false }, { where: { username: 'alice' } }));
+      expect(after).toBeNull();
     });
 
     test('do not refuse a request that came after its password was set on a check begun before it', async () => {
-      await start();
-      const check = cache();
-      const hashing = holdNextHashing();
-      const before = check.authenticate('alice', 'new-pw', unguarded);
-      await hashing.started;
-      await t.services.accounts.setPassword('alice', 'new-pw');
-      const after = check.authenticate('alice', 'new-pw', unguarded);
-      hashing.release();
-      expect(await before).toBeNull();
-      expect(await after).toMatchObject({ username: 'alice' });
+      expect(await acrossAChange('alice', 'new-pw', () => t.services.accounts.setPassword('alice', 'new-pw'))).toEqual([null, 'alice']);
     });
 
     test('do not refuse a request that came after its account was created on a check begun before it', async () => {
-      await start();
-      const check = cache();
-      const hashing = holdNextHashing();
-      const before = check.authenticate('bob', 'bob-pw', unguarded);
-      await hashing.started;
-      await t.createUser('bob', { password: 'bob-pw' });
-      const after = check.authenticate('bob', 'bob-pw', unguarded);
-      hashing.release();
-      expect(await before).toBeNull();
-      expect(await after).toMatchObject({ username: 'bob' });
+      expect(await acrossAChange('bob', 'bob-pw', () => t.createUser('bob', { password: 'bob-pw' }))).toEqual([null, 'bob']);
     });
 
     test("do not pass one client's throttle refusal on to another client", async () => {
