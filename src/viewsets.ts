@@ -6,7 +6,7 @@ import { asksAnything, NO_REQUEST, type ItemRequest, type ListRequest } from './
 import type { QueryForm } from './querying/dialect.js';
 import type { Translate } from './i18n.js';
 import { baseMetadata } from './metadata.js';
-import type { Permission, PermissionAction } from './permissions.js';
+import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
 import type { Row } from './registry.js';
 import { isEmptyPlan, type StoredRow } from './relations/loader.js';
 import { entityTag, noneMatch } from './conditional.js';
@@ -315,7 +315,7 @@ export class ModelViewSet extends StoredWritesViewSet {
     const actions: Record<string, Record<string, FieldDescription>> = {};
     const method = route === 'list' ? 'POST' : 'PUT';
     const action = route === 'list' ? 'create' : 'update';
-    if (this.exposure.actions.includes(action) && (await this.mayUse(ctx, route))) {
+    if (this.exposure.actions.includes(action) && (await this.mayUse(ctx, route, action))) {
       actions[method] = this.serializer.describe(
         (field) => fieldLabel(ctx.t, this.resource.key, field),
         (field, choice) => ctx.t(`resources:${this.resource.key}.choices.${field}.${choice}`, { defaultValue: choice }),
@@ -327,10 +327,11 @@ export class ModelViewSet extends StoredWritesViewSet {
     return { status: 200, data };
   }
 
-  private async mayUse(ctx: RequestContext, route: 'list' | 'detail'): Promise<boolean> {
-    if (route === 'list') return true;
+  /** As DRF's determine_actions: the action's permissions, and for a row its object permissions, let this user use it. */
+  private async mayUse(ctx: RequestContext, route: 'list' | 'detail', action: 'create' | 'update'): Promise<boolean> {
     try {
-      await this.getObject(ctx, 'update');
+      checkPermissions(ctx, this.permissions, action);
+      if (route === 'detail') await this.getObject(ctx, action);
       return true;
     } catch (error) {
       if (error instanceof ApiError) return false;

@@ -52,6 +52,19 @@ describe('a user who is not staff', () => {
   });
 });
 
+describe('the forms and OPTIONS', () => {
+  it('offer a user who is not staff no way to make or change a tag, and staff both', async () => {
+    const { id } = (await editor.root.post('/tags/').send({ name: 'formless' }).expect(201)).body;
+    for (const path of ['/tags/', `/tags/${id}/`]) {
+      expect((await alice.root.options(path).expect(200)).body.actions).toBeUndefined();
+      expect(Object.keys((await editor.root.options(path).expect(200)).body.actions)).toEqual([path === '/tags/' ? 'POST' : 'PUT']);
+      const forms = async (who: Author): Promise<string[]> => [...(await who.root.get(path).set('Accept', 'text/html').expect(200)).text.matchAll(/class="api-form (\w+)"/g)].map((match) => match[1] ?? '');
+      expect(await forms(alice)).toEqual([]);
+      expect(await forms(editor)).toEqual(path === '/tags/' ? ['html', 'raw'] : ['delete', 'html', 'raw']);
+    }
+  });
+});
+
 describe('staff and superusers', () => {
   it.each([
     ['staff', 'editor'],
