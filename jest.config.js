@@ -18,7 +18,13 @@ export default {
       module: { type: 'es6' },
     }],
   },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // Applications import the framework by its package name (package.json `exports`); under Jest, its sources.
+  moduleNameMapper: {
+    '^declarest$': '<rootDir>/src/index.ts',
+    '^declarest/migrations$': '<rootDir>/src/migrations.ts',
+    '^declarest/testing$': '<rootDir>/src/testing/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   // Servers a test left running are killed after its file (test/helpers/server.ts).
   setupFilesAfterEnv: ['<rootDir>/test/setup-after-env.ts'],

@@ -1,5 +1,4 @@
-import { isAuthenticated, isOwnerOrStaff } from '../src/permissions.js';
-import { defineResource, field } from '../src/resource.js';
+import { defineResource, field, isAuthenticated, isOwnerOrStaff } from 'declarest';
 
 export default defineResource({
   name: 'Comment',

@@ -1,4 +1,4 @@
-import { defineResource, field } from '../src/resource.js';
+import { defineResource, field } from 'declarest';
 
 /** Accounts: Django's auth.user columns plus Laravel's, so users of either migrate as they are. */
 export default defineResource({

@@ -155,6 +155,8 @@ function run(root, command, args) {
  * succeeds. Returns the exit status: tsc's or the bundle step's when one fails.
  */
 export function build(root = DEFAULT_ROOT, { ifStale = false, dryRun = false, env = process.env, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  // An installed copy of the package ships compiled, without its sources or tsconfig.json: nothing to build.
+  if (!existsSync(path.join(root, 'tsconfig.json'))) return 0;
   const planned = plan(root, env);
   const tsc = ifStale ? planned.tsc : 'asked to';
   const bundle = ifStale ? planned.bundle : 'asked to';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npx manage …` and `npm run manage -- …`: builds what is stale (scripts/build.mjs),
+ * `npx declarest …` (the package's command line) and `npm run manage -- …`: builds what is stale (scripts/build.mjs),
  * then runs the compiled CLI with the same arguments, standard streams and exit status.
  */
 import { spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { defineSeeder, type DemoAccount } from '../src/db/seeder.js';
+import { defineSeeder, type DemoAccount } from 'declarest';
 
 /** Demo accounts with their plaintext passwords, which `loaddata` hashes; `npm start` prints them. */
 export default defineSeeder({

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,8 +23,10 @@ export const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /** The framework's messages, and the comment service's labels: every application reads them first. */
 export const localesDir = path.join(projectRoot, 'locales');
-/** The framework's sources, which generated migrations import from. */
-export const frameworkSourceDir = path.join(projectRoot, 'src');
+/** The framework's package name (package.json), by which applications import its public entries. */
+export const packageName = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { name: string }).name;
+/** What a migration file imports the framework's schema operations from. */
+export const MIGRATIONS_ENTRY = `${packageName}/migrations`;
 export const templatesDir = path.join(projectRoot, 'src', 'templates');
 export const staticDir = path.join(projectRoot, 'src', 'static');
 

@@ -1,5 +1,4 @@
-import type { Migration } from '../../src/db/migrator.js';
-import { createSessionsTable, dropSessionsTable } from '../../src/db/sessions-table.js';
+import { createSessionsTable, dropSessionsTable, type Migration } from 'declarest/migrations';
 
 /** Browser sessions (express-session's store), in the same database as everything else. */
 export const up: Migration = async ({ context: db }) => createSessionsTable(db);

@@ -1,6 +1,4 @@
-import type { Migration } from '../../src/db/migrator.js';
-import { createRowCounter, dropRowCounter } from '../../src/db/row-counter.js';
-import { createTextIndex, dropTextIndex } from '../../src/db/text-index.js';
+import { createRowCounter, createTextIndex, dropRowCounter, dropTextIndex, type Migration } from 'declarest/migrations';
 
 // What the comment lists may be filtered and ordered by (resources/comment.ts, `query`) leads an index, and the
 // tie-break id rides along, so each order reads its index alone. An owner's list in the root site's order

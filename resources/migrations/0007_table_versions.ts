@@ -3,8 +3,7 @@
  *   + version kept by the row counter of comments
  *   + row counter of users
  */
-import type { Migration } from '../../src/db/migrator.js';
-import { schemaEditor } from '../../src/schema/operations.js';
+import { type Migration, schemaEditor } from 'declarest/migrations';
 
 export const up: Migration = async ({ context: db }) => {
   const schema = schemaEditor(db);

@@ -3,8 +3,7 @@
  *   + row counter of personal_access_tokens
  *   + row counter of sessions
  */
-import type { Migration } from '../../src/db/migrator.js';
-import { schemaEditor } from '../../src/schema/operations.js';
+import { type Migration, schemaEditor } from 'declarest/migrations';
 
 export const up: Migration = async ({ context: db }) => {
   const schema = schemaEditor(db);

@@ -6,7 +6,7 @@ import { ConfigError, describeConfigError, loadConfig, loadDotEnv } from '../con
 import { migrateTo, migrationPlan, UnknownMigration, type MigrationPlan, type MigrationTarget } from '../db/migrator.js';
 import { LANGUAGES, translator, type Language, type Translate } from '../i18n.js';
 import { createLogger } from '../logger.js';
-import { applicationAt } from '../paths.js';
+import { applicationAt, packageName } from '../paths.js';
 import { ApplicationError, createServices, type Services } from '../services.js';
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
@@ -37,7 +37,8 @@ function planLines(t: Translate, plan: MigrationPlan, planned: boolean): string[
 
 function program(io: CliIO, t: Translate, run: (task: (services: Services) => Promise<void>, migrateFirst?: boolean) => Promise<void>): Command {
   const write = (text: string): void => void io.stdout.write(`${text}\n`);
-  const root = new Command('manage')
+  // Named after the package, as `npx declarest` runs it (`npm run manage` is the same program).
+  const root = new Command(packageName)
     .description('Manage the service: database migrations, accounts, user data files and seeders.')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });

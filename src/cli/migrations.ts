@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Translate } from '../i18n.js';
-import { applicationAt, frameworkSourceDir } from '../paths.js';
+import { applicationAt, MIGRATIONS_ENTRY } from '../paths.js';
 import { loadDeclarations } from '../registry.js';
 import { parseRename, possibleRenames, type Finding, type Rename } from '../schema/diff.js';
 import { draftMigration, migratedSchema, writeDraft, type DraftOptions, type MigrationDraft } from '../schema/makemigrations.js';
@@ -87,7 +87,7 @@ export async function makeMigrations(io: CliIO, t: Translate, options: MakeMigra
   const draftOptions: DraftOptions = {
     dir: application.migrationSources,
     compiledDir: application.migrations,
-    frameworkDir: frameworkSourceDir,
+    migrationsEntry: MIGRATIONS_ENTRY,
     declarations,
     ...(options.name ? { name: options.name } : {}),
     renames,

@@ -71,8 +71,8 @@ export interface DraftOptions {
   dir: string;
   /** Where those migrations can be run (compiled), for an application without a snapshot yet. */
   compiledDir?: string;
-  /** The framework's `src/` folder, which the generated file imports from. */
-  frameworkDir: string;
+  /** The framework's public entry for migrations, which the generated file imports from (`MIGRATIONS_ENTRY`). */
+  migrationsEntry: string;
   declarations: readonly ResourceDeclaration[];
   name?: string;
   renames?: readonly Rename[];
@@ -88,7 +88,7 @@ export async function draftMigration(options: DraftOptions): Promise<MigrationDr
   if (change.operations.length === 0) return null;
   const number = nextNumber(options.dir);
   const name = (options.name ?? automaticName(change.operations)).replace(/\W+/g, '_').toLowerCase();
-  const source = migrationSource({ dir: options.dir, frameworkDir: options.frameworkDir, up: change.operations, down: inverseOf(change.operations) });
+  const source = migrationSource({ migrationsEntry: options.migrationsEntry, up: change.operations, down: inverseOf(change.operations) });
   return { file: `${number}_${name}.ts`, source, snapshot: after, change };
 }
 

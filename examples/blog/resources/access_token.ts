@@ -1,4 +1,4 @@
-import { defineResource, field } from '../../../src/resource.js';
+import { defineResource, field } from 'declarest';
 
 /** API tokens, as Laravel Sanctum's personal_access_tokens: only the SHA-256 of the secret is kept. */
 export default defineResource({

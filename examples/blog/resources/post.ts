@@ -1,7 +1,4 @@
-import type { HookContext, ValidationContext } from '../../../src/hooks.js';
-import { clock } from '../../../src/clock.js';
-import { isAuthenticated, isOwnerOrStaff } from '../../../src/permissions.js';
-import { defineResource, field } from '../../../src/resource.js';
+import { clock, defineResource, field, type HookContext, isAuthenticated, isOwnerOrStaff, type ValidationContext } from 'declarest';
 
 const EXCERPT_LENGTH = 40;
 

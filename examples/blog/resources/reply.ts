@@ -1,6 +1,4 @@
-import type { ValidationContext } from '../../../src/hooks.js';
-import { isAuthenticated, isOwnerOrStaff } from '../../../src/permissions.js';
-import { defineResource, field } from '../../../src/resource.js';
+import { defineResource, field, isAuthenticated, isOwnerOrStaff, type ValidationContext } from 'declarest';
 
 const FIELDS = ['id', 'post_id', 'parent_id', 'body', 'author_id', 'author', 'created_at', 'updated_at'] as const;
 

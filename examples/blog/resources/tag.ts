@@ -1,5 +1,4 @@
-import { isAuthenticated, isStaffOrReadOnly } from '../../../src/permissions.js';
-import { defineResource, field } from '../../../src/resource.js';
+import { defineResource, field, isAuthenticated, isStaffOrReadOnly } from 'declarest';
 
 /**
  * A label posts are filed under; posts reach their tags, and tags their posts,

@@ -1,5 +1,4 @@
-import { isAuthenticated } from '../../../src/permissions.js';
-import { defineResource, field } from '../../../src/resource.js';
+import { defineResource, field, isAuthenticated } from 'declarest';
 
 /** The blog's accounts: the columns the framework's account model needs, and a name shown as a post's author. */
 export default defineResource({

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { clock } from '../../../src/clock.js';
-import { defineSeeder } from '../../../src/db/seeder.js';
+import { clock, defineSeeder } from 'declarest';
 
 interface DemoReply {
   author: string;

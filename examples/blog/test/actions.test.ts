@@ -1,6 +1,6 @@
 /** The publish action: POST /posts/<pk>/publish/ and POST /api/posts/<pk>/publish. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { asJson, author, blogClient, type Author } from './support.js';
 
 let client: TestClient;

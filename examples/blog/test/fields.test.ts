@@ -1,6 +1,6 @@
 /** Each field kind of the blog's posts and replies, read and written on both sites, and refused in each site's shape. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { author, blogClient, type Author } from './support.js';
 
 let client: TestClient;

@@ -1,8 +1,7 @@
 /** The post's hooks (publication time, no empty published post) and the writes they stand or fall with. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { clock, monotonicClock, setClock, type Clock } from '../../../src/clock.js';
-import type { HookContext } from '../../../src/hooks.js';
-import type { TestClient } from '../../../src/testing/index.js';
+import { clock, type Clock, type HookContext, monotonicClock, setClock } from 'declarest';
+import type { TestClient } from 'declarest/testing';
 import accessToken from '../resources/access_token.js';
 import post from '../resources/post.js';
 import reply from '../resources/reply.js';

@@ -1,6 +1,6 @@
 /** Simultaneous edits of a post (hooks and many-to-many links: written through Sequelize) under one If-Match. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { author, blogClient, type Author } from './support.js';
 
 const SIMULTANEOUS = 5;

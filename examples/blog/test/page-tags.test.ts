@@ -1,6 +1,6 @@
 /** A page of posts is tagged by the versions of every table it shows (posts, their authors, tags and replies): any of them written, a new tag. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { author, blogClient, type Author } from './support.js';
 
 let client: TestClient;

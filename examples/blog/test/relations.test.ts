@@ -1,6 +1,6 @@
 /** Relations shown with posts (`?expand=` at the root, `include=` under /api), their cost in queries, and computed fields. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { author, blogClient, countQueries, type Author } from './support.js';
 
 let client: TestClient;

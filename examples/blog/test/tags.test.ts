@@ -1,6 +1,6 @@
 /** Tags are shared by every post: any signed-in user reads them, only staff change them. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { author, blogClient, type Author } from './support.js';
 
 let client: TestClient;

@@ -1,7 +1,7 @@
 /** A reply's thread stays a tree inside its post (the reply's `validate`), from both API sites and the admin. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type request from 'supertest';
-import type { TestClient } from '../../../src/testing/index.js';
+import type { TestClient } from 'declarest/testing';
 import { adminAgent, adminForm, author, blogClient, type Author } from './support.js';
 
 let client: TestClient;

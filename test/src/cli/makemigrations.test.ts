@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { openDatabase } from '../../../src/db/database.js';
-import { projectRoot } from '../../../src/paths.js';
+import { packageName } from '../../../src/paths.js';
 import { TEST_ITERATIONS } from '../../helpers/app.js';
 import { cli, type CliRun } from '../../helpers/cli.js';
 import { createTestDatabase } from '../../helpers/database.js';
@@ -14,8 +14,8 @@ let version = 0;
 
 const resources = (): string => path.join(root, 'resources');
 const migrations = (): string => path.join(resources(), 'migrations');
-/** How the scratch declarations import the framework: relatively, as the migrations makemigrations writes do. */
-const framework = (): string => path.relative(resources(), path.join(projectRoot, 'src', 'resource.js'));
+/** How the scratch declarations import the framework: by its package name, as any application does. */
+const framework = (): string => packageName;
 
 const NOTE = {
   id: 'field.id()',
@@ -104,6 +104,8 @@ describe('npm run manage -- makemigrations', () => {
     expect(run.status).toBe(0);
     const [file] = written();
     expect(written()).toEqual([expect.stringMatching(/^0001_\w+\.ts$/), 'schema.json']);
+    // The migration reaches the framework through its public entry, never a path into its sources.
+    expect(readFileSync(path.join(migrations(), file ?? ''), 'utf8')).toContain(`import { type Migration, schemaEditor } from '${packageName}/migrations';`);
     expect(run.stdout.split('\n')).toEqual(
       expect.arrayContaining([`Wrote ${shown(file ?? '')}:`, '  + table notes (id, title, body, created_at, updated_at)', '  + table accounts (id, username, email, name, password, is_active, is_staff, is_superuser, last_login)']),
     );

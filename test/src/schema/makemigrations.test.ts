@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrate, migrateTo } from '../../../src/db/migrator.js';
-import { frameworkSourceDir } from '../../../src/paths.js';
+import { MIGRATIONS_ENTRY } from '../../../src/paths.js';
 import { defineResource, field, type ResourceDeclaration } from '../../../src/resource.js';
 import { declaredSchema } from '../../../src/schema/declared.js';
 import type { Rename } from '../../../src/schema/diff.js';
@@ -76,7 +76,7 @@ describe('makemigrations on a scratch application', () => {
   const needed = (version: Version) => sortedSchema(declaredSchema(application(version)));
 
   async function draft(version: Version, renames: Rename[] = []): Promise<MigrationDraft> {
-    const made = await draftMigration({ dir, frameworkDir: frameworkSourceDir, declarations: application(version), renames });
+    const made = await draftMigration({ dir, migrationsEntry: MIGRATIONS_ENTRY, declarations: application(version), renames });
     if (!made) throw new Error('no change');
     return made;
   }
@@ -179,6 +179,6 @@ describe('makemigrations on a scratch application', () => {
   });
 
   test('has nothing to write once the migrations build what the declarations need', async () => {
-    expect(await draftMigration({ dir, frameworkDir: frameworkSourceDir, declarations: application(v3) })).toBeNull();
+    expect(await draftMigration({ dir, migrationsEntry: MIGRATIONS_ENTRY, declarations: application(v3) })).toBeNull();
   });
 });

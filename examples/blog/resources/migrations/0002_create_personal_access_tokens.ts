@@ -1,5 +1,5 @@
 import { DataTypes } from 'sequelize';
-import type { Migration } from '../../../../src/db/migrator.js';
+import type { Migration } from 'declarest/migrations';
 
 export const up: Migration = async ({ context: db }) => {
   await db.createTable('personal_access_tokens', {

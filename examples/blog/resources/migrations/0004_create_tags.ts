@@ -1,6 +1,5 @@
 import { DataTypes } from 'sequelize';
-import type { Migration } from '../../../../src/db/migrator.js';
-import { createTextIndex, dropTextIndex } from '../../../../src/db/text-index.js';
+import { createTextIndex, dropTextIndex, type Migration } from 'declarest/migrations';
 
 export const up: Migration = async ({ context: db }) => {
   await db.createTable('tags', {

@@ -1,7 +1,5 @@
 import { DataTypes } from 'sequelize';
-import type { Migration } from '../../../../src/db/migrator.js';
-import { createRowCounter, dropRowCounter } from '../../../../src/db/row-counter.js';
-import { createTextIndex, dropTextIndex } from '../../../../src/db/text-index.js';
+import { createRowCounter, createTextIndex, dropRowCounter, dropTextIndex, type Migration } from 'declarest/migrations';
 
 // Every field the post lists are filtered or ordered by (resources/post.ts, `query`) leads an index, the
 // tie-break id riding along; search has its trigram index; join rows go with either of their rows.

@@ -4,8 +4,7 @@
  *   + row counter of tags
  *   + row counter of users
  */
-import type { Migration } from '../../../../src/db/migrator.js';
-import { schemaEditor } from '../../../../src/schema/operations.js';
+import { type Migration, schemaEditor } from 'declarest/migrations';
 
 // Written before counters kept a version (0009 adds it): it makes the counters it made then.
 export const up: Migration = async ({ context: db }) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
-import { FUZZ_SEED, generator, type Random } from '../../../test/helpers/random.js';
-import { author, blogClient, type Author } from './support.js';
+import type { TestClient } from '../../src/testing/index.js';
+import { FUZZ_SEED, generator, type Random } from '../helpers/random.js';
+import { author, blogClient, type Author } from '../../examples/blog/test/support.js';
 
 /**
  * Random values of every shape in every field kind, relation, filter and

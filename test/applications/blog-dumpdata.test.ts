@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { TestClient } from '../../../src/testing/index.js';
-import { dumpResources } from '../../../src/userdata/dump.js';
-import { loadDataFiles } from '../../../src/userdata/load.js';
-import { ModelCatalogue } from '../../../src/userdata/models.js';
-import { ProblemList } from '../../../src/userdata/problems.js';
-import { author, blogClient, type Author } from './support.js';
+import type { TestClient } from '../../src/testing/index.js';
+import { dumpResources } from '../../src/userdata/dump.js';
+import { loadDataFiles } from '../../src/userdata/load.js';
+import { ModelCatalogue } from '../../src/userdata/models.js';
+import { ProblemList } from '../../src/userdata/problems.js';
+import { author, blogClient, type Author } from '../../examples/blog/test/support.js';
 
 /** Every table a blog's rows live in, with the order that lists them the same way in both databases. */
 const TABLES: [string, string][] = [

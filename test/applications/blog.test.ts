@@ -3,12 +3,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createMigrator } from '../../../src/db/migrator.js';
-import { describeMissing, missingQueryIndexes } from '../../../src/db/query-indexes.js';
-import { seed } from '../../../src/db/seeder.js';
-import { projectRoot } from '../../../src/paths.js';
-import type { TestClient } from '../../../src/testing/index.js';
-import { asJson, author, blogClient } from './support.js';
+import { createMigrator } from '../../src/db/migrator.js';
+import { describeMissing, missingQueryIndexes } from '../../src/db/query-indexes.js';
+import { seed } from '../../src/db/seeder.js';
+import { projectRoot } from '../../src/paths.js';
+import type { TestClient } from '../../src/testing/index.js';
+import { asJson, author, blogClient } from '../../examples/blog/test/support.js';
 
 let client: TestClient;
 
