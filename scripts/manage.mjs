@@ -9,7 +9,10 @@ import { build, DEFAULT_ROOT } from './build.mjs';
 
 const status = build(DEFAULT_ROOT, { ifStale: true });
 if (status !== 0) process.exit(status);
-const child = spawn(process.execPath, [path.join(DEFAULT_ROOT, 'dist', 'src', 'cli', 'manage.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
+const [command] = process.argv.slice(2);
+// The server runs with npm start's memory settings: a small young generation and a slowly growing heap.
+const serving = command === 'start' || command === 'runserver' ? ['--max-semi-space-size=4', '--heap-growing-percent=25'] : [];
+const child = spawn(process.execPath, [...serving, path.join(DEFAULT_ROOT, 'dist', 'src', 'cli', 'manage.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
 // A terminal's Ctrl-C reaches the CLI too: this process waits for it to end. Other signals are passed on.
 process.on('SIGINT', () => undefined);
 for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import type { Translate } from './i18n.js';
-import { projectRoot } from './paths.js';
 
 export interface Config {
   /** NODE_ENV, `development` when unset: demo data loads only there, and nothing development-only runs in `production`. */
@@ -355,7 +354,7 @@ export function checkServerConfig(config: Config): void {
   }
 }
 
-/** Reads `.env` at the project root into process.env, without overriding what is already set. */
-export function loadDotEnv(file = path.join(projectRoot, '.env')): void {
+/** Reads `.env` of the application (the working directory) into process.env, without overriding what is already set. */
+export function loadDotEnv(file = path.join(process.cwd(), '.env')): void {
   if (existsSync(file)) process.loadEnvFile(file);
 }

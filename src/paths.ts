@@ -46,15 +46,25 @@ export interface ApplicationPaths {
   locales: string;
 }
 
+/** Whether `file` is `dir` or inside it. */
+function isWithin(dir: string, file: string): boolean {
+  const relative = path.relative(dir, file);
+  return !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
 /**
- * The application whose root is `root` (relative to the checkout: `.` is the
- * comment service, `examples/blog` the blog). Code is read where this file
- * runs from (compiled under dist/, or the sources under Jest); data files and
- * messages always from the checkout.
+ * The application whose root is `root`: absolute, or relative to the working
+ * directory (`.`, the default, is the folder `npm start` or `npx declarest`
+ * runs in; in this checkout the comment service, `examples/blog` the blog).
+ * This repository's applications run compiled, from dist/ beside this file
+ * (or their sources under Jest); any other folder is an application of its
+ * own, whose TypeScript sources are loaded as they are (application-code.ts).
+ * Data files and messages are always read from the application's folder.
  */
-export function applicationAt(root: string): ApplicationPaths {
-  const source = path.resolve(projectRoot, root);
-  const code = path.join(codeRoot, path.relative(projectRoot, source));
+export function applicationAt(root: string, base = process.cwd()): ApplicationPaths {
+  const source = path.resolve(base, root);
+  const ours = isWithin(projectRoot, source) && !isWithin(path.join(projectRoot, 'node_modules'), source);
+  const code = ours ? path.join(codeRoot, path.relative(projectRoot, source)) : source;
   return {
     root: source,
     resources: path.join(code, 'resources'),

@@ -1,11 +1,12 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { clock } from './clock.js';
 import { checkDeclarations } from './declaration-checks.js';
 import { resourcesDir } from './paths.js';
 import { isColumn, type ColumnField, type ResourceDeclaration, type SiteExposure, type UserModelContract } from './resource.js';
+import { importApplicationModule } from './application-code.js';
+import { withDefaultModels } from './auth/default-models.js';
 
 export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
 export type RowModel = ModelStatic<Row>;
@@ -190,7 +191,7 @@ function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, tim
   }) as RowModel;
 }
 
-/** Every resource declaration of a folder (one default export a file). */
+/** Every resource declaration of a folder (one default export a file), and the default account and token models if it declares no account model. */
 export async function loadDeclarations(dir: string = resourcesDir): Promise<ResourceDeclaration[]> {
   const files = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
@@ -198,11 +199,12 @@ export async function loadDeclarations(dir: string = resourcesDir): Promise<Reso
     .sort();
   // One after the other: Jest's ESM loader fails on simultaneous imports that share a module being linked.
   const modules: { default?: ResourceDeclaration }[] = [];
-  for (const file of files) modules.push((await import(pathToFileURL(file).href)) as { default?: ResourceDeclaration });
-  return modules.flatMap((module, index) => {
+  for (const file of files) modules.push((await importApplicationModule(file)) as { default?: ResourceDeclaration });
+  const declared = modules.flatMap((module, index) => {
     if (!module.default?.fields) throw new Error(`${files[index]} has no default export made by defineResource()`);
     return [module.default];
   });
+  return withDefaultModels(declared);
 }
 
 export class ResourceRegistry {

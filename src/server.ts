@@ -237,7 +237,7 @@ function warnOfSeparateCounters(config: Config, logger: Logger): void {
  * workers never race on migrations or the demo data, then the primary forks
  * the workers, each of which serves.
  */
-async function main(): Promise<void> {
+export async function serve(): Promise<void> {
   const { config, preloadAdmin } = await readSettings();
   if (process.argv.includes(PREPARE_DATABASE_ARG)) return prepareAndExit(config);
   if (cluster.isPrimary && config.webConcurrency > 1) {
@@ -256,7 +256,7 @@ async function main(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
+  serve().catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   });

@@ -16,6 +16,7 @@ import { makeMigrations, type MakeMigrationsOptions } from './migrations.js';
 import { dumpData, loadData } from './userdata.js';
 import { seed } from '../db/seeder.js';
 import { seedFailure, seedLines } from './seeding.js';
+import { startProject, startResource } from './scaffold.js';
 
 function accountOptions(command: Command): Command {
   return command
@@ -150,6 +151,25 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
         write(t('prunetokens.pruned', { count: await services.tokens.pruneExpired(hours), hours }));
       }),
     );
+
+  root
+    .command('startproject')
+    .description("write a new application's folder: a sample resource and its migration, messages, demo data, a test (Django's startproject)")
+    .argument('<name>', 'its name: a package name and the title it is shown under')
+    .argument('[directory]', 'where (default: ./<name>); empty or not there yet')
+    .action((name: string, directory: string | undefined) => void startProject(io, t, name, directory));
+
+  root
+    .command('startresource')
+    .description('add a resource to this application: resources/<name>.ts and its labels; then makemigrations')
+    .argument('<Name>', 'the model name, e.g. Note or BlogPost')
+    .action((name: string) => void startResource(io, t, applicationAt(loadConfig(io.env).appRoot).root, name));
+
+  root
+    .command('start')
+    .alias('runserver')
+    .description("serve the application (npm start; HOST, PORT and the other settings from the environment or .env)")
+    .action(async () => (await import('../server.js')).serve());
 
   root
     .command('seed')

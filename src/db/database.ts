@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Sequelize, type Options } from 'sequelize';
 import { ConfigError, withoutPassword } from '../config.js';
-import { projectRoot } from '../paths.js';
 import { closeCompiledReads } from './compiled.js';
 import { teachDriversMicroseconds } from './instants.js';
 import { connectionLost } from './unavailable.js';
@@ -15,10 +14,10 @@ export type DatabaseTarget =
 const MEMORY = ':memory:';
 
 /**
- * `sqlite:<path>` (absolute, or relative to the project root), `sqlite:///abs/path`,
+ * `sqlite:<path>` (absolute, or relative to the working directory, where the application is), `sqlite:///abs/path`,
  * `sqlite::memory:`, or `postgres://…` / `postgresql://…`.
  */
-export function parseDatabaseUrl(url: string, root = projectRoot): DatabaseTarget {
+export function parseDatabaseUrl(url: string, root = process.cwd()): DatabaseTarget {
   if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
   const match = /^sqlite:(.*)$/i.exec(url);
   if (!match || match[1] === undefined || match[1] === '') {

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrationFn } from 'umzug';
 import { migrationsDir } from '../paths.js';
 import { MIGRATIONS_TABLE, migrationFiles, migrationName } from './migration-files.js';
 import { withMigrationLock } from './migration-lock.js';
+import { importApplicationModule } from '../application-code.js';
 
 export type Migration = MigrationFn<QueryInterface>;
 
@@ -17,7 +17,7 @@ export function createMigrator(sequelize: Sequelize, dirs: readonly string[] = [
   const migrations = dirs.flatMap((dir) =>
     migrationFiles(dir).map((file) => {
       const fullPath = path.join(dir, file);
-      const load = async (): Promise<MigrationModule> => import(pathToFileURL(fullPath).href) as Promise<MigrationModule>;
+      const load = async (): Promise<MigrationModule> => (await importApplicationModule(fullPath)) as MigrationModule;
       return {
         name: migrationName(file),
         path: fullPath,

@@ -1,11 +1,11 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { seedsDemoData } from '../config.js';
 import type { Services } from '../services.js';
 import { loadDataFiles, type FileReport } from '../userdata/load.js';
+import { importApplicationModule } from '../application-code.js';
 
 /** An account a seeder made for people to try the service with; `npm start` prints them. */
 export interface DemoAccount {
@@ -61,6 +61,8 @@ function seederStorage(services: Services): SequelizeStorage {
 }
 
 function seederFiles(dir: string): SeederFile[] {
+  // An application need not have seeders: only resources/ is required.
+  if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
     .map((entry) => entry.name)
@@ -68,7 +70,7 @@ function seederFiles(dir: string): SeederFile[] {
     .map((file) => ({
       name: file.replace(/\.(js|ts)$/, ''),
       load: async () => {
-        const module = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: Seeder };
+        const module = (await importApplicationModule(path.join(dir, file))) as { default?: Seeder };
         if (typeof module.default?.run !== 'function') throw new Error(`${file} has no default export made by defineSeeder()`);
         return module.default;
       },

@@ -26,7 +26,7 @@ import { createTestDatabase } from './database.js';
 export { createTestDatabase, onPostgres } from './database.js';
 
 export interface TestClientOptions {
-  /** The application, relative to the checkout: `.` (the comment service, the default) or e.g. `examples/blog`. */
+  /** The application's folder, absolute or relative to the working directory (default: the working directory, as `npm test` runs in it). */
   app?: string;
   /** Settings over the test defaults (NODE_ENV=test, fast password hashes, a throwaway database). */
   env?: Record<string, string>;

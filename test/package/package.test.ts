@@ -13,7 +13,7 @@ const run = promisify(execFile);
 const manifest = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
 const entries = Object.keys(manifest.exports).filter((subpath) => subpath !== './package.json').map((subpath) => (subpath === '.' ? packageName : `${packageName}/${subpath.slice(2)}`));
 
-/** The TypeScript files of this repository's applications: the comment service's folders and each example, whole. */
+/** The TypeScript files of this repository's applications: the comment service's folders, each example and the new project's template, whole. */
 function applicationFiles(): string[] {
   const found: string[] = [];
   const walk = (dir: string): void => {
@@ -23,7 +23,7 @@ function applicationFiles(): string[] {
       else if (entry.isFile() && /\.tsx?$/.test(entry.name)) found.push(full);
     }
   };
-  for (const dir of ['resources', 'seeders', 'examples']) walk(path.join(projectRoot, dir));
+  for (const dir of ['resources', 'seeders', 'examples', 'templates']) walk(path.join(projectRoot, dir));
   return found;
 }
 
@@ -83,6 +83,8 @@ describe('the package', () => {
         'src/admin/ui/dashboard.jsx',
         'locales/ja/common.json',
         'scripts/manage.mjs',
+        'templates/project/resources/note.ts',
+        'templates/project/gitignore',
         'CHANGELOG.md',
       ]),
     );
