@@ -73,10 +73,10 @@ export function waitForUrl(child: ChildProcessWithoutNullStreams, timeoutMs = st
 const NODE_SERVER: readonly string[] = [process.execPath, BUILT_SERVER];
 export const NPM_START: readonly string[] = ['npm', 'start', '--silent'];
 
-/** The built server (or `command`) in a process group of its own, with only PATH and `env` as its environment. */
-export function spawnServer(env: Record<string, string>, command: readonly string[] = NODE_SERVER): ChildProcessWithoutNullStreams {
+/** The built server (or `command`, run in `cwd`) in a process group of its own, with only PATH and `env` as its environment. */
+export function spawnServer(env: Record<string, string>, command: readonly string[] = NODE_SERVER, cwd = projectRoot): ChildProcessWithoutNullStreams {
   const [file = process.execPath, ...args] = command;
-  const child = spawn(file, args, { env: { PATH: process.env.PATH ?? '', ...env }, detached: true, cwd: projectRoot });
+  const child = spawn(file, args, { env: { PATH: process.env.PATH ?? '', ...env }, detached: true, cwd });
   // Kept after it exits: its group may outlive it.
   running.add(child);
   return child;
