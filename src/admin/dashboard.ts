@@ -1,7 +1,7 @@
 import './env.js';
 import { Op, type Order } from 'sequelize';
 import { currentLanguage } from './locale.js';
-import { ADMIN_PATH } from './mount.js';
+import { ADMIN_PATH } from './path.js';
 import { resourceNames } from './names.js';
 import type { PageHandler } from 'adminjs';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';

@@ -19,7 +19,7 @@ import { adminRouter } from './router.js';
 import { componentLoader, DASHBOARD_COMPONENT } from './components.js';
 import { dashboardHandler } from './dashboard.js';
 import { currentLanguage, localeOption } from './locale.js';
-import { ADMIN_PATH } from './mount.js';
+import { ADMIN_PATH } from './path.js';
 import { isAdminFilterable, isAdminWritable } from './records.js';
 import { DeclaredResource, type AdminPolicy } from './resource.js';
 import { staffOf } from './staff.js';
