@@ -1,18 +1,12 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { DataTypes, type ModelAttributeColumnOptions, type Sequelize } from 'sequelize';
 import { clock } from './clock.js';
 import { checkDeclarations } from './declaration-checks.js';
 import { resourcesDir } from './paths.js';
+import type { RowModel, StoredRecord } from './types/rows.js';
 import { isColumn, type ColumnField, type ResourceDeclaration, type SiteExposure, type UserModelContract } from './resource.js';
-
-export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
-export type RowModel = ModelStatic<Row>;
-/** What permissions, names and the account code read of a row: a model instance, or a plain row seen as one (db/compiled.ts). */
-export interface StoredRecord {
-  get(name: string): unknown;
-}
 
 /** A declaration bound to one database: its Sequelize model and the names it is known by. */
 export interface BoundResource {

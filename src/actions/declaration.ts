@@ -5,12 +5,12 @@
  * own methods, permissions and input fields.
  */
 import type { Transaction } from 'sequelize';
-import type { AuthUser } from '../auth/accounts.js';
 import type { MessageParams } from '../errors.js';
 import type { JsonSchema } from '../openapi/types.js';
 import type { Permission } from '../permissions.js';
-import type { Row, RowModel } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
+import type { Row, RowModel } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
 
 export type ActionMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -5,7 +5,7 @@
  * as for page numbers. A cursor that is not one of this list's is DRF's
  * invalid-cursor 404.
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes } from '../resource.js';
@@ -27,7 +27,7 @@ export class CursorPagination implements Paginator {
     private readonly cursors: CursorCodec,
   ) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.cursorParam);
   }
 
@@ -39,7 +39,7 @@ export class CursorPagination implements Paginator {
     return drfPageSchema(item, false);
   }
 
-  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, source: ListSource): Promise<unknown> {
     const size = pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
     const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size });
     const link = (cursor: string | null): string | null => (cursor === null ? null : drfLink(ctx, { [this.cursorParam]: cursor }));

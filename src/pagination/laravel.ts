@@ -7,7 +7,7 @@
  * positive whole number is page 1 and one past the last is empty, as in
  * Laravel; a `per_page` that is none is the default (Laravel 8 answered 500).
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
 import type { PageSizes, SiteExposure } from '../resource.js';
@@ -79,7 +79,7 @@ export class LengthAwarePagination implements Paginator {
     private readonly listKey: ListKey,
   ) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.pageParam, this.perPageParam);
   }
 
@@ -109,7 +109,7 @@ export class LengthAwarePagination implements Paginator {
     return wrappedPage(this.listKey(exposure), item, meta);
   }
 
-  async paginate(ctx: RequestContext, { model, query, represent, exposure, keptCount }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, { model, query, represent, exposure, keptCount }: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
     const current = Math.max(1, positiveParameter(ctx, this.pageParam) ?? 1);
     const total = await countRows(model, query.where, keptCount);
@@ -152,7 +152,7 @@ export class LaravelCursorPagination implements Paginator {
     private readonly cursors: CursorCodec,
   ) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.cursorParam);
   }
 
@@ -171,7 +171,7 @@ export class LaravelCursorPagination implements Paginator {
     return wrappedPage(this.listKey(exposure), item, meta);
   }
 
-  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, source: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
     const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size: perPage });
     const url = (cursor: string | null): string | null => (cursor === null ? null : laravelLink(ctx, { [this.cursorParam]: cursor }));

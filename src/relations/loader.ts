@@ -5,10 +5,10 @@
  * query per relation and level.
  */
 import { Op, type IncludeOptions, type Transaction } from 'sequelize';
-import { displayNameOf, type AnyRelation, type BoundResource, type Row } from '../registry.js';
+import { displayNameOf, type AnyRelation, type BoundResource } from '../registry.js';
 import { fromStored } from '../cleaning.js';
 import type { Serializer } from '../serializers.js';
-import type { Item } from '../contracts.js';
+import type { Row, Item } from '../types/rows.js';
 
 /** A row's stored values: a model instance's, or a plain row read with `raw: true, nest: true`. */
 export type StoredRow = Record<string, unknown>;

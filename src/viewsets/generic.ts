@@ -5,7 +5,7 @@
  * paginator, and rows represented as the site shows them.
  */
 import type { IncludeOptions, Transaction } from 'sequelize';
-import type { Item, RequestContext, Site } from '../contracts.js';
+import type { RequestContext, Site } from '../contracts.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from '../db/compiled.js';
 import { VersionedRows, type KeptBounds } from '../db/versioned-rows.js';
 import { ApiError, resourceLabel } from '../errors.js';
@@ -16,12 +16,13 @@ import { checkObjectPermissions, isAuthenticated, type Permission, type Permissi
 import { parsePk } from '../pk.js';
 import { listOrder, listWhere } from '../querying/conditions.js';
 import { querySpec, type ListRequest, type QuerySpec } from '../querying/spec.js';
-import type { BoundResource, ResourceRegistry, Row } from '../registry.js';
+import type { BoundResource, ResourceRegistry } from '../registry.js';
 import { attachRelations, isEmptyPlan, storedValues, type StoredRow } from '../relations/loader.js';
 import { RelationPlans } from '../relations/plans.js';
 import type { SiteExposure } from '../resource.js';
 import { Serializer } from '../serializers.js';
 import { RowWriter } from '../writes.js';
+import type { Row, Item } from '../types/rows.js';
 
 /** How much of a path id a not-found message repeats. */
 const SHOWN_ID_LENGTH = 64;

@@ -1,7 +1,7 @@
 /** What the blog's tests share: the application on a throwaway database, and requests to each site. */
 import request, { type Test } from 'supertest';
-import type { AuthUser } from '../../../src/auth/accounts.js';
 import { createTestClient, type Requests, type TestClient, type TestClientOptions } from '../../../src/testing/index.js';
+import type { AuthUser } from '../../../src/types/auth.js';
 
 export const BLOG = 'examples/blog';
 

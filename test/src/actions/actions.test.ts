@@ -5,7 +5,7 @@ import { loadDeclarations } from '../../../src/registry.js';
 import { migrationsDir, projectRoot } from '../../../src/paths.js';
 import { isAuthenticated, isOwnerOrStaff, type Permission } from '../../../src/permissions.js';
 import { createTestClient, type TestClient } from '../../../src/testing/index.js';
-import type { AuthUser } from '../../../src/auth/accounts.js';
+import type { AuthUser } from '../../../src/types/auth.js';
 
 /**
  * Custom actions and hooks declared on a throwaway copy of the Tag fixture:
