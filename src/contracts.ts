@@ -13,12 +13,12 @@ import type { Language, Translate } from './i18n.js';
 import type { DescribedScheme, JsonSchema } from './openapi/types.js';
 import type { SitePagination } from './pagination/types.js';
 import type { QueryDialect, QueryForm } from './querying/dialect.js';
-import type { SiteExposure } from './resource.js';
 import type { FieldDescription, UniqueSetErrors } from './serializers.js';
 import type { RequestThrottle } from './throttling.js';
 import type { RequestState } from './types/request.js';
 import type { Item } from './types/rows.js';
 import type { AuthUser, AccessToken } from './types/auth.js';
+import type { SiteExposure } from './types/resource.js';
 
 
 /** Everything a request's handling learns on the way, as DRF's Request wraps Django's. */

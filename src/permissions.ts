@@ -6,18 +6,8 @@
 import { ApiError } from './errors.js';
 import type { RequestState } from './types/request.js';
 import { mayChange } from './ownership.js';
-import type { BoundResource } from './registry.js';
-import type { ActionName } from './resource.js';
 import type { StoredRecord } from './types/rows.js';
-
-/** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (its name). */
-export type PermissionAction = ActionName | 'metadata' | (string & Record<never, never>);
-
-/** As Django REST Framework's BasePermission: a request-level and an object-level question (which may read other rows). */
-export interface Permission {
-  hasPermission?(ctx: RequestState, action: PermissionAction | null): boolean;
-  hasObjectPermission?(ctx: RequestState, action: PermissionAction, row: StoredRecord, resource: BoundResource): boolean | Promise<boolean>;
-}
+import type { BoundResource, Permission, PermissionAction } from './types/resource.js';
 
 const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'current', 'metadata']);
 

@@ -6,7 +6,7 @@ import { asksAnything, NO_REQUEST, type ItemRequest, type ListRequest } from './
 import type { QueryForm } from './querying/dialect.js';
 import type { Translate } from './i18n.js';
 import { baseMetadata } from './metadata.js';
-import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
+import { checkPermissions } from './permissions.js';
 import { isEmptyPlan, type StoredRow } from './relations/loader.js';
 import { entityTag, noneMatch } from './conditional.js';
 import { namesUpdateTime } from './db/row-version.js';
@@ -17,6 +17,7 @@ import type { PageTag } from './page-tags.js';
 import type { OrderedQuery } from './pagination/types.js';
 import { StoredWritesViewSet } from './viewsets/stored-writes.js';
 import type { Row, PlainRow, Item } from './types/rows.js';
+import type { Permission, PermissionAction } from './types/resource.js';
 
 export type { ViewSetOptions } from './viewsets/generic.js';
 

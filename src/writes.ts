@@ -15,9 +15,9 @@ import { writeTransaction } from './db/write-transactions.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
 import { refusal, type HookContext, type HookName, type ValidationContext } from './hooks.js';
-import type { AnyRelation, BoundResource } from './registry.js';
 import type { Row, RowModel } from './types/rows.js';
 import type { AuthUser } from './types/auth.js';
+import type { AnyRelation, BoundResource } from './types/resource.js';
 
 type ManyToMany = Extract<AnyRelation, { kind: 'manyToMany' }>;
 

@@ -6,11 +6,13 @@ import { resourceNames } from './names.js';
 import type { PageHandler } from 'adminjs';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { translator, type Language, type Translate } from '../i18n.js';
-import { firstNamed, userModelOf, type BoundResource, type ResourceRegistry } from '../registry.js';
+import { firstNamed, userModelOf, type ResourceRegistry } from '../registry.js';
 import { isStaffMember } from './staff.js';
-import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
+import { ALL_ADMIN_ACTIONS } from '../resource.js';
 import { countRows } from '../pagination/rows.js';
 import type { Row, RowModel } from '../types/rows.js';
+import type { AdminAction } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** Rows of each resource, and sign-ins, the dashboard shows. */
 export const DASHBOARD_LATEST = 5;

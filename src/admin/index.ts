@@ -9,8 +9,8 @@ import AdminJS, {
   type ResourceWithOptions,
 } from 'adminjs';
 import { translator } from '../i18n.js';
-import type { BoundResource, ResourceRegistry } from '../registry.js';
-import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
+import type { ResourceRegistry } from '../registry.js';
+import { ALL_ADMIN_ACTIONS } from '../resource.js';
 import type { Accounts } from '../auth/accounts.js';
 import type { Router } from 'express';
 import type { Services } from '../services.js';
@@ -25,6 +25,8 @@ import { DeclaredResource, type AdminPolicy } from './resource.js';
 import { staffOf } from './staff.js';
 import { auditResource, exportAction, withDataTexts } from './data.js';
 import { EXPORT_ACTION } from './export.js';
+import type { AdminAction } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 const DEFAULT_LIST_COLUMNS = 6;
 const SEARCH_RESULTS = 50;

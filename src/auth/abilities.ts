@@ -6,7 +6,8 @@
  */
 import type { RequestState } from '../types/request.js';
 import { ApiError } from '../errors.js';
-import type { ActionName, ResourceDeclaration } from '../resource.js';
+import type { ActionName } from '../types/declaration.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 /** The ability that grants every other. */
 export const ALL_ABILITIES = '*';

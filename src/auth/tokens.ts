@@ -1,7 +1,6 @@
 import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { clock } from '../clock.js';
-import type { BoundResource } from '../registry.js';
 import { parsePk } from '../pk.js';
 import { compiledReads, everyColumn, storedRecord, type KeyedRead, type StoredRecord } from '../db/compiled.js';
 import { VersionedRows } from '../db/versioned-rows.js';
@@ -9,6 +8,7 @@ import { DEFAULT_ABILITIES, storedAbilities } from './abilities.js';
 import type { Accounts } from './accounts.js';
 import type { Row } from '../types/rows.js';
 import type { AccessToken, AuthUser } from '../types/auth.js';
+import type { BoundResource } from '../types/resource.js';
 
 const SECRET_LENGTH = 40;
 const SECRET_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';

@@ -8,13 +8,13 @@
 import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import type { CursorCodec } from './cursor-codec.js';
 import { cursorPage } from './keyset.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
 import { cursorParameterDoc, hasParameter, pageSizeParameter, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
+import type { PageSizes } from '../types/declaration.js';
 
 export class CursorPagination implements Paginator {
   readonly style = 'cursor';

@@ -10,12 +10,13 @@
 import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes, SiteExposure } from '../resource.js';
 import type { CursorCodec } from './cursor-codec.js';
 import { cursorPage } from './keyset.js';
 import { laravelLink, laravelPath } from './links.js';
 import { countRows, cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type Paginator } from './types.js';
+import type { PageSizes } from '../types/declaration.js';
+import type { SiteExposure } from '../types/resource.js';
 
 /** The key a list's items are under, as the site wraps them. */
 export type ListKey = (exposure: SiteExposure) => string;

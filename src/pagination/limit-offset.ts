@@ -7,11 +7,11 @@
 import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
 import { countRows, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
+import type { PageSizes } from '../types/declaration.js';
 
 export class LimitOffsetPagination implements Paginator {
   readonly style = 'limitOffset';

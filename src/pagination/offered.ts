@@ -4,8 +4,8 @@
  * declares, which a client chooses by naming their parameters.
  */
 import type { RequestState } from '../types/request.js';
-import type { Pagination, PaginationStyle } from '../resource.js';
 import type { Paginator, SitePagination } from './types.js';
+import type { Pagination, PaginationStyle } from '../types/declaration.js';
 
 /** The styles in the order they are described, as DRF's pagination module lists them. */
 export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'limitOffset', 'cursor'];

@@ -8,11 +8,11 @@ import type { RequestState } from '../types/request.js';
 import { ApiError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { countRows, hasParameter, pageSizeParameter, POSITIVE, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type OrderedQuery, type Paginator } from './types.js';
 import type { PlainRow } from '../types/rows.js';
+import type { PageSizes } from '../types/declaration.js';
 
 export type { OrderedQuery };
 

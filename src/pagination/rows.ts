@@ -9,9 +9,9 @@ import { queryPairs, queryValue } from '../context.js';
 import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import type { OrderedQuery } from './types.js';
 import type { RowModel, PlainRow } from '../types/rows.js';
+import type { PageSizes } from '../types/declaration.js';
 
 /** Up to this many skipped rows, a page is one query; deeper ones look their ids up first. */
 const DIRECT_OFFSET_LIMIT = 1000;

@@ -10,8 +10,10 @@ import type { RequestState } from '../types/request.js';
 import type { ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { Direction, FieldDeclaration, PageSizes, PaginationStyle, SiteExposure } from '../resource.js';
+import type { FieldDeclaration } from '../resource.js';
 import type { Row, RowModel, PlainRow, Item } from '../types/rows.js';
+import type { Direction, PageSizes, PaginationStyle } from '../types/declaration.js';
+import type { SiteExposure } from '../types/resource.js';
 
 /** A list query whose order is total (it ends with the primary key), so that it can be read backwards and continued. */
 export interface OrderedQuery extends FindOptions {

@@ -9,10 +9,11 @@ import type { ErrorCode } from '../errors.js';
 import { fieldLabel } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { FieldDeclaration, Lookup } from '../resource.js';
+import type { FieldDeclaration } from '../resource.js';
 import type { FilterSpec, ItemRequest, ListRequest, QuerySpec } from './spec.js';
 import { RANGES } from './declaration.js';
 import { MAX_FILTER_VALUES } from './values.js';
+import type { Lookup } from '../types/declaration.js';
 
 /** One input of the browsable page's filter form. */
 export interface QueryInput {

@@ -9,7 +9,6 @@
 import { FieldErrors, type ErrorCode, type FieldErrorCode, type MessageParams } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
-import type { Lookup } from '../resource.js';
 import { parseBoolean } from '../serializers.js';
 import { drfLink } from '../pagination/links.js';
 import { filterInput, filterLabel, filterSchema, orderingLinks, type QueryDialect, type QueryForm, type QueryInput } from './dialect.js';
@@ -17,6 +16,7 @@ import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QueryS
 import { lastValue, queryPairs } from '../context.js';
 import type { RequestState } from '../types/request.js';
 import { commaList, filterValues, searchTerms } from './values.js';
+import type { Lookup } from '../types/declaration.js';
 
 const SEARCH = 'search';
 const ORDERING = 'ordering';

@@ -10,7 +10,6 @@
 import { ApiError, FieldErrors, type ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
-import type { Lookup } from '../resource.js';
 import { laravelLink } from '../pagination/links.js';
 import { filterInput, filterLabel, orderingLinks, valueSchema, type QueryDialect, type QueryForm } from './dialect.js';
 import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
@@ -18,6 +17,7 @@ import { queryPairs } from '../context.js';
 import type { RequestState } from '../types/request.js';
 import { RANGES } from './declaration.js';
 import { commaList, filterValue, filterValues, MAX_FILTER_VALUES, searchTerms, substringValues } from './values.js';
+import type { Lookup } from '../types/declaration.js';
 
 const SEARCH_FILTER = 'search';
 /** The `fields` key of the listed rows' own type when the client names none (`fields=id,title`). */

@@ -14,7 +14,6 @@ import type { ErrorEntry, JsonSchema } from '../openapi/types.js';
 import { requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
 import { parsePk } from '../pk.js';
-import type { BoundResource } from '../registry.js';
 import type { Route } from '../routers.js';
 import { Serializer, typeName } from '../serializers.js';
 import type { Endpoint } from '../views.js';
@@ -22,6 +21,7 @@ import { exampleAbility, isFields, optionsValidation, tokenNameLength, tokenReso
 import { expiryOf, OWNER_NAMING, TokenOptionsReader } from './token-options.js';
 import type { Row } from '../types/rows.js';
 import type { AuthUser } from '../types/auth.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** What a token shows of itself: never its hash. */
 const SHOWN = ['id', 'name', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
