@@ -1,6 +1,7 @@
 import path from 'node:path';
 import express, { type Express } from 'express';
-import { ADMIN_PATH, lazyAdmin } from './admin/mount.js';
+import { lazyAdmin } from './admin/mount.js';
+import { ADMIN_PATH } from './admin/path.js';
 import { paginatedRoutes, paginatedSite } from './sites/paginated.js';
 import { csrfCookieEndpoint, TOKEN_SITE, tokenRoutes, tokenSite } from './sites/token.js';
 import { listLinks, type RootLink } from './sites/api-root.js';

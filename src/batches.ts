@@ -9,8 +9,9 @@
 import { keysetAttributes, keysetCondition, positionOf } from './pagination/keyset.js';
 import { alsoWhere } from './pagination/rows.js';
 import type { OrderedQuery } from './pagination/types.js';
-import type { RowModel } from './registry.js';
 import type { FieldDeclaration } from './resource.js';
+import type { PlainRow } from './types/rows.js';
+import type { RowModel } from './types/rows.js';
 
 /** Rows of the first query: a list shorter than this is read at once, and answered whole (viewsets.ts). */
 export const FIRST_BATCH_ROWS = 100;
@@ -18,9 +19,6 @@ export const FIRST_BATCH_ROWS = 100;
 export const BATCH_ROWS = 1000;
 /** About how much text a later batch holds, measured on the rows of the one before. */
 const BATCH_TEXT = 256 * 1024;
-
-/** A row as the driver gives it (`raw: true, nest: true`): included rows nested under their alias. */
-export type PlainRow = Record<string, unknown>;
 
 type Fields = Readonly<Record<string, FieldDeclaration>>;
 

@@ -8,7 +8,7 @@ import type { FieldErrorCode, MessageParams } from './errors.js';
 import { parseJson } from './parsers.js';
 import { readStoredTime, storedTimeText } from './instant.js';
 import { parseTimestamp } from './timestamps.js';
-import type { ColumnField, FieldDeclaration, ManyToManyField, StringField } from './resource.js';
+import type { ColumnField, FieldDeclaration, ManyToManyField, StringField } from './fields.js';
 
 export interface WritableField {
   name: string;

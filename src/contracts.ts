@@ -2,38 +2,30 @@
  * The contracts every policy shares: the request context a request's handling
  * fills in, the site (one API style), the renderer and the authenticator.
  * This module holds only types (and the ItemStream marker class): it names
- * the types of the policies it joins (the user, the token, a page, a query
- * dialect, a throttle) by type imports, and runs none of their code. Those
- * type imports are circles with the policies that import these contracts
- * back (madge counts them); shared types are to move below both.
+ * the interfaces of the policies it joins (a paginator, a query dialect, a
+ * throttle) by type imports, and runs none of their code. None of them
+ * imports it back: they see a request through its shape (types/request.ts),
+ * which this context extends, and a user, a token or a row through types/.
  */
-import type { Request, Response } from 'express';
-import type { AuthUser } from './auth/accounts.js';
-import type { AccessToken } from './auth/tokens.js';
+import type { Request } from 'express';
 import type { ApiError, ErrorCode } from './errors.js';
 import type { Language, Translate } from './i18n.js';
 import type { DescribedScheme, JsonSchema } from './openapi/types.js';
 import type { SitePagination } from './pagination/types.js';
 import type { QueryDialect, QueryForm } from './querying/dialect.js';
-import type { SiteExposure } from './resource.js';
-import type { FieldDescription } from './serializers.js';
+import type { FieldDescription, UniqueSetErrors } from './serializers.js';
 import type { RequestThrottle } from './throttling.js';
+import type { RequestState } from './types/request.js';
+import type { Item } from './types/rows.js';
+import type { AuthUser, AccessToken } from './types/auth.js';
+import type { SiteExposure } from './types/resource.js';
 
 
-/** See `Site.uniqueSetErrors`. */
-export type UniqueSetErrors = 'non_field_errors' | 'first_field';
 /** Everything a request's handling learns on the way, as DRF's Request wraps Django's. */
-export interface RequestContext {
-  readonly req: Request;
-  readonly res: Response;
+export interface RequestContext extends RequestState {
   readonly site: Site;
-  readonly language: Language;
-  readonly t: Translate;
   /** Chosen by content negotiation; JSON until then, so early errors still render. */
   renderer: Renderer;
-  user: AuthUser | null;
-  /** The API token the request was authenticated with, if any. */
-  token: AccessToken | null;
   /** The scheme that identified the user (CSRF applies to sessions only). */
   authenticator: Authenticator | null;
 }
@@ -119,9 +111,6 @@ export interface SiteResponse {
   /** The row's entity tag, which a page's edit forms send back as If-Match (pages carry no ETag header). */
   version?: string;
 }
-
-/** A representation of one row, and the related rows shown with it, by relation name. */
-export type Item = Record<string, unknown>;
 
 /**
  * A list read from the database in batches while the body is written, so

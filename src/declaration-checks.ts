@@ -5,7 +5,7 @@
  * second declaration would silently take over the first's table or path.
  * What one declaration alone must satisfy is checked by defineResource.
  */
-import type { ResourceDeclaration } from './resource.js';
+import type { ResourceDeclaration } from './types/resource.js';
 
 function fail(message: string): never {
   throw new Error(message);

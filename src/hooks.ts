@@ -4,9 +4,9 @@
  * write's transaction so that a hook that fails leaves nothing half written.
  */
 import type { Transaction } from 'sequelize';
-import type { AuthUser } from './auth/accounts.js';
 import { ValidationError, type MessageParams } from './errors.js';
-import type { Row, RowModel } from './registry.js';
+import type { Row, RowModel } from './types/rows.js';
+import type { AuthUser } from './types/auth.js';
 
 export interface HookContext {
   /** Whom the write is made for: the request's user, the admin's staff member, or null (a seeder, the CLI). */

@@ -18,12 +18,13 @@ export type {
   PageSizes,
   Pagination,
   PaginationStyle,
-  ResourceDeclaration,
-  SiteExposure,
   TokenModelContract,
   UserModelContract,
   Wrap,
-} from './resource.js';
+} from './types/declaration.js';
+export type { ActionDeclaration, Permission, PermissionAction, ResourceActions, ResourceDeclaration, SiteExposure } from './types/resource.js';
+export type { Row } from './types/rows.js';
+export type { RequestState } from './types/request.js';
 export { field, isColumn } from './fields.js';
 export type {
   BooleanField,
@@ -44,11 +45,10 @@ export type {
   StringField,
 } from './fields.js';
 export { isAuthenticated, isOwnerOrStaff, isStaffOrReadOnly } from './permissions.js';
-export type { Permission, PermissionAction } from './permissions.js';
 export { refusal } from './hooks.js';
 export type { Hook, HookContext, HookName, ResourceHooks, ValidationContext, Validator } from './hooks.js';
-export type { ActionContext, ActionDeclaration, ActionMethod, ActionResult, ResourceActions } from './actions/declaration.js';
-export type { AuthUser } from './auth/accounts.js';
+export type { ActionContext, ActionMethod, ActionResult } from './actions/declaration.js';
+export type { AuthUser } from './types/auth.js';
 export { defineSeeder } from './db/seeder.js';
 export type { DemoAccount, SeedContext, Seeder, SeedResult } from './db/seeder.js';
 export { clock, monotonicClock, setClock } from './clock.js';

@@ -19,9 +19,10 @@ import { LRUCache } from 'lru-cache';
 import { requestHost } from './context.js';
 import type { RequestContext, Site } from './contracts.js';
 import { rowCounts } from './db/row-counter.js';
-import type { AnyRelation, BoundResource, ResourceRegistry } from './registry.js';
+import type { ResourceRegistry } from './registry.js';
 import type { LoadPlan } from './relations/loader.js';
 import type { Serializer } from './serializers.js';
+import type { AnyRelation, BoundResource } from './types/resource.js';
 
 /** The tables of a relation's rows: a many-to-many's join table too. */
 function relationTables(relation: AnyRelation): string[] {

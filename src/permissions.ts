@@ -4,19 +4,10 @@
  * ownership.ts, asked here as in the admin.
  */
 import { ApiError } from './errors.js';
-import type { RequestContext } from './contracts.js';
+import type { RequestState } from './types/request.js';
 import { mayChange } from './ownership.js';
-import type { BoundResource, StoredRecord } from './registry.js';
-import type { ActionName } from './resource.js';
-
-/** A model action, OPTIONS' `metadata`, or the name of a custom action the declaration adds (its name). */
-export type PermissionAction = ActionName | 'metadata' | (string & Record<never, never>);
-
-/** As Django REST Framework's BasePermission: a request-level and an object-level question (which may read other rows). */
-export interface Permission {
-  hasPermission?(ctx: RequestContext, action: PermissionAction | null): boolean;
-  hasObjectPermission?(ctx: RequestContext, action: PermissionAction, row: StoredRecord, resource: BoundResource): boolean | Promise<boolean>;
-}
+import type { StoredRecord } from './types/rows.js';
+import type { BoundResource, Permission, PermissionAction } from './types/resource.js';
 
 const SAFE_ACTIONS: ReadonlySet<PermissionAction> = new Set(['list', 'retrieve', 'current', 'metadata']);
 
@@ -40,12 +31,12 @@ export const isOwnerOrStaff: Permission = {
   },
 };
 
-function deny(ctx: RequestContext): never {
+function deny(ctx: RequestState): never {
   throw new ApiError(ctx.user ? 'permission_denied' : 'not_authenticated');
 }
 
 export function checkPermissions(
-  ctx: RequestContext,
+  ctx: RequestState,
   permissions: readonly Permission[],
   action: PermissionAction | null,
 ): void {
@@ -55,7 +46,7 @@ export function checkPermissions(
 }
 
 export async function checkObjectPermissions(
-  ctx: RequestContext,
+  ctx: RequestState,
   permissions: readonly Permission[],
   action: PermissionAction,
   row: StoredRecord,

@@ -1,71 +1,18 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { DataTypes, type ModelAttributeColumnOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { DataTypes, type ModelAttributeColumnOptions, type Sequelize } from 'sequelize';
 import { clock } from './clock.js';
 import { checkDeclarations } from './declaration-checks.js';
 import { resourcesDir } from './paths.js';
-import { isColumn, type ColumnField, type ResourceDeclaration, type SiteExposure, type UserModelContract } from './resource.js';
+import type { RowModel, StoredRecord } from './types/rows.js';
+import { isColumn, type ColumnField } from './resource.js';
+import type { UserModelContract } from './types/declaration.js';
+import type { AnyRelation, BoundResource, ResourceDeclaration, SiteExposure, Timestamps } from './types/resource.js';
 import { importApplicationModule } from './application-code.js';
 import { withDefaultModels } from './auth/default-models.js';
 
-export type Row = Model<Record<string, unknown>, Record<string, unknown>>;
-export type RowModel = ModelStatic<Row>;
-/** What permissions, names and the account code read of a row: a model instance, or a plain row seen as one (db/compiled.ts). */
-export interface StoredRecord {
-  get(name: string): unknown;
-}
-
-/** A declaration bound to one database: its Sequelize model and the names it is known by. */
-export interface BoundResource {
-  declaration: ResourceDeclaration;
-  model: RowModel;
-  /** Lower-case name: the key of its labels in the `resources` catalogue. */
-  key: string;
-  timestamps: Timestamps;
-  /** Reference `as` name → the foreign-key field and the resource it points at. */
-  references: Map<string, Relation>;
-  /** `related` name → the resource whose rows point here, and their foreign-key field. */
-  related: Map<string, Relation>;
-  /** Every relation by the name a request expands it by: references' `as`, `related` names, many-to-many fields. */
-  relations: Map<string, AnyRelation>;
-  /** Columns that make up a row's display name, the first non-empty wins. */
-  displayFields: readonly string[];
-}
-
-export interface Relation {
-  field: string;
-  resource: BoundResource;
-}
-
-/** The model of a many-to-many's join table, one row per linked pair. */
-export interface JoinTable {
-  model: RowModel;
-  /** Its column holding the near side's id. */
-  from: string;
-  /** Its column holding the far side's id. */
-  to: string;
-  /** The association from a join row to the far side's row. */
-  far: string;
-}
-
-/**
- * How a row reaches other rows: a reference it holds (`field` is its own
- * column), rows whose reference holds its id (`field` is theirs), or rows
- * linked through a join table.
- */
-export type AnyRelation =
-  | { kind: 'reference'; field: string; resource: BoundResource }
-  | { kind: 'related'; field: string; resource: BoundResource }
-  | { kind: 'manyToMany'; join: JoinTable; resource: BoundResource };
-
 /** How deep `expand=a.b.c` may reach. */
 export const MAX_EXPAND_DEPTH = 3;
-
-/** The fields the clock writes on create and on every update. */
-interface Timestamps {
-  created?: string;
-  updated?: string;
-}
 
 /** Scope that also loads hidden columns; only the account code asks for it. */
 export const WITH_HIDDEN = 'withHidden';

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { Eta } from 'eta';
 import type { Request } from 'express';
-import type { AuthUser } from './auth/accounts.js';
 import { csrfToken } from './auth/csrf.js';
 import { BROWSER_LOGIN_PATH } from './auth/sessions.js';
 import { parseBoolean } from './cleaning.js';
-import type { BrowsableForm, Item, Renderer, RequestContext, RowLink, SiteResponse, ViewInfo } from './contracts.js';
+import type { BrowsableForm, Renderer, RequestContext, RowLink, SiteResponse, ViewInfo } from './contracts.js';
 import type { FieldDescription } from './serializers.js';
 import { templatesDir } from './paths.js';
 import { bodyPieces, indentedItem, listPieces, streamedBody } from './streamed-lists.js';
+import type { Item } from './types/rows.js';
+import type { AuthUser } from './types/auth.js';
 
 /** An input of a form: its description, and the value the row has now (edit forms). */
 interface FormInput extends FieldDescription {

@@ -2,9 +2,14 @@ import { fn, col, where, Op, type IncludeOptions, type Transaction, type WhereOp
 import { cleanValue, formatDecimal, fromStored, parseBoolean, typeName, type WritableField } from './cleaning.js';
 import { FieldErrors, ValidationError, type FieldError } from './errors.js';
 import { formList, isFormData } from './parsers.js';
-import { displayName, displayNameOf, type BoundResource, type Row, type StoredRecord } from './registry.js';
-import type { FieldDeclaration, FieldRules, StringField } from './resource.js';
-import type { UniqueSetErrors } from './contracts.js';
+import { displayName, displayNameOf } from './registry.js';
+import type { FieldDeclaration, StringField } from './resource.js';
+import type { Row, StoredRecord } from './types/rows.js';
+import type { FieldRules } from './types/declaration.js';
+import type { BoundResource } from './types/resource.js';
+
+/** Where a write that repeats a unique set of fields is refused: see `Site.uniqueSetErrors`. */
+export type UniqueSetErrors = 'non_field_errors' | 'first_field';
 
 export interface SerializerOptions {
   /** Fields shown, and accepted unless read-only, in this order. */

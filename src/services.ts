@@ -13,7 +13,7 @@ import { createLogger, type Logger } from './logger.js';
 import { applicationAt, type ApplicationPaths } from './paths.js';
 import { loadDeclarations, ResourceRegistry } from './registry.js';
 import { createThrottles, type Throttles } from './throttling.js';
-import type { ResourceDeclaration } from './resource.js';
+import type { ResourceDeclaration } from './types/resource.js';
 
 /** What the app, the CLI and the tests share: one database, its resources and accounts. */
 export interface Services {

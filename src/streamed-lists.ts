@@ -7,7 +7,8 @@
  * body, compact or indented.
  */
 import { randomUUID } from 'node:crypto';
-import { ItemStream, type Item } from './contracts.js';
+import { ItemStream } from './contracts.js';
+import type { Item } from './types/rows.js';
 
 /** Stands for a list inside the JSON of what surrounds it; random, so that no value can look like it. */
 const STREAM_PLACEHOLDER = `stream-${randomUUID()}`;

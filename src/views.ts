@@ -13,7 +13,7 @@ import type { BrowsableForm, PageAction, RequestContext, RowLink, Site, SiteResp
 import { ApiError, asApiError } from './errors.js';
 import type { Logger } from './logger.js';
 import { selectRenderer } from './negotiation.js';
-import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
+import { checkPermissions } from './permissions.js';
 import { baseMetadata } from './metadata.js';
 import { jsonRenderer } from './renderers.js';
 import type { FieldDescription } from './serializers.js';
@@ -21,6 +21,7 @@ import type { ActionDocs } from './openapi/types.js';
 import { parsedRequestData } from './parsers.js';
 import { entityTag, noneMatch } from './conditional.js';
 import type { ModelViewSet } from './viewsets.js';
+import type { Permission, PermissionAction } from './types/resource.js';
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export type AnyMethod = (typeof METHOD_ORDER)[number];

@@ -1,13 +1,12 @@
 import type { ActionMethod, ActionResult } from './actions/declaration.js';
-import { BatchReader, canContinueAfter, holdsMoreThan, type PlainRow } from './batches.js';
-import { ItemStream, type Item, type RequestContext, type SiteResponse } from './contracts.js';
+import { BatchReader, canContinueAfter, holdsMoreThan } from './batches.js';
+import { ItemStream, type RequestContext, type SiteResponse } from './contracts.js';
 import { ApiError, fieldLabel } from './errors.js';
 import { asksAnything, NO_REQUEST, type ItemRequest, type ListRequest } from './querying/spec.js';
 import type { QueryForm } from './querying/dialect.js';
 import type { Translate } from './i18n.js';
 import { baseMetadata } from './metadata.js';
-import { checkPermissions, type Permission, type PermissionAction } from './permissions.js';
-import type { Row } from './registry.js';
+import { checkPermissions } from './permissions.js';
 import { isEmptyPlan, type StoredRow } from './relations/loader.js';
 import { entityTag, noneMatch } from './conditional.js';
 import { namesUpdateTime } from './db/row-version.js';
@@ -17,6 +16,8 @@ import { notModified, withTag } from './viewsets/conditional.js';
 import type { PageTag } from './page-tags.js';
 import type { OrderedQuery } from './pagination/types.js';
 import { StoredWritesViewSet } from './viewsets/stored-writes.js';
+import type { Row, PlainRow, Item } from './types/rows.js';
+import type { Permission, PermissionAction } from './types/resource.js';
 
 export type { ViewSetOptions } from './viewsets/generic.js';
 

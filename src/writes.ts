@@ -6,7 +6,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Op, type Transaction } from 'sequelize';
-import type { AuthUser } from './auth/accounts.js';
 import { fromStored, toStored } from './cleaning.js';
 import { clock } from './clock.js';
 import { compiledReads, type KeyedRead, type PlainRow } from './db/compiled.js';
@@ -16,7 +15,9 @@ import { writeTransaction } from './db/write-transactions.js';
 import type { MessageParams } from './errors.js';
 import type { FieldDeclaration } from './fields.js';
 import { refusal, type HookContext, type HookName, type ValidationContext } from './hooks.js';
-import type { AnyRelation, BoundResource, Row, RowModel } from './registry.js';
+import type { Row, RowModel } from './types/rows.js';
+import type { AuthUser } from './types/auth.js';
+import type { AnyRelation, BoundResource } from './types/resource.js';
 
 type ManyToMany = Extract<AnyRelation, { kind: 'manyToMany' }>;
 

@@ -2,15 +2,14 @@
  * Custom actions, as Django REST Framework's `@action` and a Laravel route to
  * a controller method: a route on one row (`/<path>/<pk>/<action>/`) or on the
  * list (`/<path>/<action>/`), on every site the resource is exposed on, with its
- * own methods, permissions and input fields.
+ * own methods, permissions and input fields. Here, what an action's code sees
+ * and answers; the declaration (ActionDeclaration) names permissions, which
+ * see the bound resource, so it is in types/resource.ts with them.
  */
 import type { Transaction } from 'sequelize';
-import type { AuthUser } from '../auth/accounts.js';
 import type { MessageParams } from '../errors.js';
-import type { JsonSchema } from '../openapi/types.js';
-import type { Permission } from '../permissions.js';
-import type { Row, RowModel } from '../registry.js';
-import type { FieldDeclaration } from '../resource.js';
+import type { Row, RowModel } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
 
 export type ActionMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -40,21 +39,3 @@ export interface ActionContext {
  * (shown as the site shows rows), or a body of its own with a status.
  */
 export type ActionResult = void | Row | { status?: number; body: unknown };
-
-export interface ActionDeclaration {
-  /** On one row (`/<path>/<pk>/<name>/`), or on the list (`/<path>/<name>/`). */
-  detail: boolean;
-  /** Default: POST. */
-  methods?: readonly ActionMethod[];
-  /** Default: the exposure's permissions. */
-  permissions?: readonly Permission[];
-  /** Fields the request body may hold, validated as a resource's fields are. */
-  input?: Readonly<Record<string, FieldDeclaration>>;
-  /** What the action answers when `run` gives a body of its own, for the API description (default: the row, or 204). */
-  response?: { status?: number; schema?: JsonSchema };
-  /** The URL segment; default: the action's name with underscores as hyphens. */
-  path?: string;
-  run(ctx: ActionContext): Promise<ActionResult> | ActionResult;
-}
-
-export type ResourceActions = Readonly<Record<string, ActionDeclaration>>;

@@ -10,7 +10,7 @@ import { inputSchema, representationSchema, writableFields } from '../openapi/fi
 import type { ActionDocs, ErrorEntry } from '../openapi/types.js';
 import type { Endpoint, Method } from '../views.js';
 import type { ModelViewSet } from '../viewsets.js';
-import type { ActionDeclaration } from './declaration.js';
+import type { ActionDeclaration } from '../types/resource.js';
 
 export interface ActionRoute {
   /** Under the exposure's path: `/:pk/<action>` or `/<action>`. */

@@ -12,8 +12,9 @@
 import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { clock } from '../clock.js';
-import type { BoundResource, RowModel } from '../registry.js';
 import type { StaffMember } from './staff.js';
+import type { RowModel } from '../types/rows.js';
+import type { BoundResource } from '../types/resource.js';
 
 export type AuditAction = 'create' | 'edit' | 'delete';
 

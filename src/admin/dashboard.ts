@@ -1,15 +1,18 @@
 import './env.js';
 import { Op, type Order } from 'sequelize';
 import { currentLanguage } from './locale.js';
-import { ADMIN_PATH } from './mount.js';
+import { ADMIN_PATH } from './path.js';
 import { resourceNames } from './names.js';
 import type { PageHandler } from 'adminjs';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { translator, type Language, type Translate } from '../i18n.js';
-import { firstNamed, userModelOf, type BoundResource, type ResourceRegistry, type Row, type RowModel } from '../registry.js';
+import { firstNamed, userModelOf, type ResourceRegistry } from '../registry.js';
 import { isStaffMember } from './staff.js';
-import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
+import { ALL_ADMIN_ACTIONS } from '../resource.js';
 import { countRows } from '../pagination/rows.js';
+import type { Row, RowModel } from '../types/rows.js';
+import type { AdminAction } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** Rows of each resource, and sign-ins, the dashboard shows. */
 export const DASHBOARD_LATEST = 5;

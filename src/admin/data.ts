@@ -10,7 +10,7 @@ import { BaseRecord, type ActionContext, type ActionResponse, type Filter, type 
 import type { WhereOptions } from 'sequelize';
 import { translator, type Language } from '../i18n.js';
 import { parsePk } from '../pk.js';
-import type { ResourceRegistry, Row, RowModel } from '../registry.js';
+import type { ResourceRegistry } from '../registry.js';
 import { field } from '../resource.js';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { AuditLog, auditModel, readableChanges, type AuditAction } from './audit.js';
@@ -19,6 +19,7 @@ import { EXPORT_ACTION } from './export.js';
 import { listOrder, readAfter, type ListBatch, type ListPlace, type ListSort, type ReadsAfter } from './keyset.js';
 import { boundedInteger, listWhere, MAX_PER_PAGE, type Queried } from './queries.js';
 import type { localeOption } from './locale.js';
+import type { Row, RowModel } from '../types/rows.js';
 
 const AUDIT_ACTIONS: readonly AuditAction[] = ['create', 'edit', 'delete'];
 const AUDIT_COLUMNS = ['id', 'created_at', 'account', 'account_id', 'action', 'resource', 'record_id', 'record_title', 'changes'] as const;

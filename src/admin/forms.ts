@@ -5,9 +5,9 @@
  * writable field back the value the APIs would have received.
  */
 import { FIELD_ERRORS } from '../errors.js';
-import type { BoundResource } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
 import { isAdminWritable } from './records.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** The serializer's input, and the fields refused before it (field → message key). */
 export interface FormInput {

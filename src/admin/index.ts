@@ -9,8 +9,8 @@ import AdminJS, {
   type ResourceWithOptions,
 } from 'adminjs';
 import { translator } from '../i18n.js';
-import type { BoundResource, ResourceRegistry } from '../registry.js';
-import { ALL_ADMIN_ACTIONS, type AdminAction } from '../resource.js';
+import type { ResourceRegistry } from '../registry.js';
+import { ALL_ADMIN_ACTIONS } from '../resource.js';
 import type { Accounts } from '../auth/accounts.js';
 import type { Router } from 'express';
 import type { Services } from '../services.js';
@@ -19,12 +19,14 @@ import { adminRouter } from './router.js';
 import { componentLoader, DASHBOARD_COMPONENT } from './components.js';
 import { dashboardHandler } from './dashboard.js';
 import { currentLanguage, localeOption } from './locale.js';
-import { ADMIN_PATH } from './mount.js';
+import { ADMIN_PATH } from './path.js';
 import { isAdminFilterable, isAdminWritable } from './records.js';
 import { DeclaredResource, type AdminPolicy } from './resource.js';
 import { staffOf } from './staff.js';
 import { auditResource, exportAction, withDataTexts } from './data.js';
 import { EXPORT_ACTION } from './export.js';
+import type { AdminAction } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 const DEFAULT_LIST_COLUMNS = 6;
 const SEARCH_RESULTS = 50;

@@ -19,7 +19,7 @@ import type { BaseRecord, Filter } from 'adminjs';
 import { cast, col, Op, where as compare, type WhereOptions } from 'sequelize';
 import type { CursorValue } from '../pagination/cursor-codec.js';
 import { keysetCondition } from '../pagination/keyset.js';
-import type { Row, RowModel } from '../registry.js';
+import type { Row, RowModel } from '../types/rows.js';
 
 export interface ListSort {
   sortBy: string;

@@ -3,8 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LocaleTranslations } from 'adminjs';
 import { AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { chooseLanguage, messages, translator, type Language } from '../i18n.js';
-import type { BoundResource } from '../registry.js';
 import { actionTitles, resourceNames } from './names.js';
+import type { BoundResource } from '../types/resource.js';
 
 const requestLanguage = new AsyncLocalStorage<Language>();
 

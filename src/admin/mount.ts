@@ -12,9 +12,6 @@ import { flag, type Config } from '../config.js';
 import type { Services } from '../services.js';
 import { beforeAdminImport } from './server-imports.js';
 
-/** Where the admin site lives. */
-export const ADMIN_PATH = '/admin';
-
 /**
  * ADMIN_PRELOAD: whether the server loads the admin as soon as it listens.
  * Unset, it is on in production, where the first admin request should not

@@ -1,6 +1,6 @@
 import { resourceLabel } from '../errors.js';
 import { translator, type Language } from '../i18n.js';
-import type { BoundResource } from '../registry.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** A resource's names in one language, from `locales/<lang>/resources.json` (its `name`, and its `plural` where the language has one). */
 export interface ResourceNames {

@@ -1,8 +1,7 @@
 import type { Filter } from 'adminjs';
 import { col, fn, Op, where, type WhereOptions } from 'sequelize';
-import type { BoundResource } from '../registry.js';
-import type { ResourceDeclaration } from '../resource.js';
 import { parsePk } from '../pk.js';
+import type { ResourceDeclaration, BoundResource } from '../types/resource.js';
 
 export type QueryDialect = 'sqlite' | 'postgres';
 

@@ -2,8 +2,9 @@ import './env.js';
 import { createHash } from 'node:crypto';
 import { BaseProperty, BaseRecord, type ActionContext, type BaseResource, type CurrentAdmin, type PropertyType, type RecordJSON } from 'adminjs';
 import { formatDecimal } from '../cleaning.js';
-import { displayNameOf, type BoundResource } from '../registry.js';
+import { displayNameOf } from '../registry.js';
 import { isColumn, type ComputedType, type FieldDeclaration } from '../resource.js';
+import type { BoundResource } from '../types/resource.js';
 
 const COLUMN_TYPES: Record<Exclude<FieldDeclaration['kind'], 'computed'>, PropertyType> = {
   id: 'number',

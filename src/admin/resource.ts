@@ -11,12 +11,10 @@ import {
   type PropertyErrors,
 } from 'adminjs';
 import { UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
-import type { AuthUser } from '../auth/accounts.js';
 import { RowChanged, type HeldCheck } from '../db/row-version.js';
 import { violatedColumns } from '../db/unique-violation.js';
 import { fieldErrorMessages, ValidationError } from '../errors.js';
 import { translator, type Translate } from '../i18n.js';
-import type { BoundResource, Row } from '../registry.js';
 import { attachRelations, storedValues, type LoadPlan } from '../relations/loader.js';
 import { Serializer } from '../serializers.js';
 import { utcTimestamp } from '../timestamps.js';
@@ -29,6 +27,9 @@ import { boundedInteger, listWhere, MAX_PER_PAGE, searchWhere, type QueryDialect
 import { listOrder, readAfter, type ListBatch, type ListPlace, type ListSort } from './keyset.js';
 import { formInput } from './forms.js';
 import type { AuditAction, AuditTrail } from './audit.js';
+import type { Row } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** What a policy learns about a write: who asks, the row as it is (null on create), in which language. */
 export interface WriteContext {

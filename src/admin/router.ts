@@ -4,9 +4,8 @@ import { convertToExpressRoute } from '@adminjs/express';
 import AdminJS, { ForbiddenError, NotFoundError, Router as AdminRoutes, ValidationError as AdminValidationError } from 'adminjs';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Store } from 'express-session';
-import type { Accounts, AuthUser } from '../auth/accounts.js';
+import type { Accounts } from '../auth/accounts.js';
 import { LoginStrategies } from '../auth/strategies.js';
-import type { Row } from '../registry.js';
 import { bindSessionToPassword, sessionHashSecret, sessionMiddleware, sessionStillBound } from '../auth/sessions.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -23,6 +22,8 @@ import { adminLanguage, currentLanguage, withLanguage } from './locale.js';
 import { DeclaredResource, DELETED } from './resource.js';
 import { sendCsv } from './export.js';
 import type { StaffMember } from './staff.js';
+import type { Row } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
 
 /** The admin's own cookie: only ever sent to /admin, and never on a request another site starts. */
 export const ADMIN_SESSION_COOKIE = 'admin_sessionid';

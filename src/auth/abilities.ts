@@ -4,9 +4,10 @@
  * a resource needs one of them. Requests without a token (a browser session,
  * HTTP Basic) may do everything, as Sanctum's first-party requests may.
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import { ApiError } from '../errors.js';
-import type { ActionName, ResourceDeclaration } from '../resource.js';
+import type { ActionName } from '../types/declaration.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 /** The ability that grants every other. */
 export const ALL_ABILITIES = '*';
@@ -45,7 +46,7 @@ export function resourceAbility(declaration: ResourceDeclaration, action: string
 }
 
 /** 403 "Invalid ability provided." when the request's token lacks `ability`; requests without a token pass. */
-export function checkAbility(ctx: Pick<RequestContext, 'token'>, ability: string | null): void {
+export function checkAbility(ctx: Pick<RequestState, 'token'>, ability: string | null): void {
   if (ability !== null && ctx.token && !can(ctx.token.abilities, ability)) throw new ApiError('missing_ability');
 }
 

@@ -4,22 +4,16 @@ import { clock } from '../clock.js';
 import { VersionedRows } from '../db/versioned-rows.js';
 import { fieldLabel, FieldErrors, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
-import { displayName, userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry, type Row, type RowModel, type StoredRecord } from '../registry.js';
+import { displayName, userModelOf, WITH_HIDDEN, type ResourceRegistry } from '../registry.js';
 import { Serializer } from '../serializers.js';
-import type { UserModelContract } from '../resource.js';
 import { utcTimestamp } from '../timestamps.js';
 import type { PasswordGuard } from '../throttling.js';
 import type { PasswordHasher } from './hashers.js';
 import { brokenPasswordRules, type AccountWords, type BrokenRule } from './password-rules.js';
-
-/** The authenticated user as the rest of the framework sees it. */
-export interface AuthUser {
-  id: number;
-  username: string;
-  displayName: string;
-  isStaff: boolean;
-  isSuperuser: boolean;
-}
+import type { AuthUser } from '../types/auth.js';
+import type { Row, RowModel, StoredRecord } from '../types/rows.js';
+import type { UserModelContract } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** Longer than any email address can be (RFC 5321), and than any username. */
 const MAX_IDENTIFIER_LENGTH = 254;

@@ -2,9 +2,10 @@ import { hash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { clock } from '../clock.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import type { StoredRecord } from '../registry.js';
 import type { PasswordGuard } from '../throttling.js';
-import type { Accounts, AuthUser } from './accounts.js';
+import type { Accounts } from './accounts.js';
+import type { StoredRecord } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
 
 export interface CredentialCacheOptions {
   /** How long a checked password is trusted without hashing again; 0 turns the cache off. */

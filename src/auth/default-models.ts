@@ -6,7 +6,8 @@
  * `userModel` replaces both (and declares a `tokenModel` if it wants tokens).
  */
 import { field } from '../fields.js';
-import { defineResource, type ResourceDeclaration } from '../resource.js';
+import { defineResource } from '../resource.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 export const DEFAULT_USER_MODEL = defineResource({
   name: 'User',

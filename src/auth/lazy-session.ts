@@ -17,8 +17,9 @@ import signature from 'cookie-signature';
 import express, { type Request, type RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
-import type { Accounts, AuthUser } from './accounts.js';
+import type { Accounts } from './accounts.js';
 import { boundTo, browserPassport, SESSION_COOKIE, sessionHashSecret, sessionMiddleware, type SessionStore } from './sessions.js';
+import type { AuthUser } from '../types/auth.js';
 
 /** The browser session's middlewares as a site mounts them. */
 export interface BrowserSession {

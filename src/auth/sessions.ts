@@ -5,10 +5,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import { DataTypes, type Sequelize } from 'sequelize';
 import { Passport } from 'passport';
 import type { Config } from '../config.js';
-import type { Accounts, AuthUser } from './accounts.js';
+import type { Accounts } from './accounts.js';
 import { compiledReads } from '../db/compiled.js';
 import { VersionedRows } from '../db/versioned-rows.js';
-import type { RowModel } from '../registry.js';
+import type { RowModel } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
 
 declare module 'express-session' {
   interface SessionData {

@@ -22,10 +22,11 @@ import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
 import { Strategy as LocalStrategy } from 'passport-local';
 import type { Logger } from '../logger.js';
-import type { Row } from '../registry.js';
 import { clientAddress, isThrottled, type LoginThrottle, type PasswordGuard } from '../throttling.js';
-import type { Accounts, AuthUser, Identifier } from './accounts.js';
+import type { Accounts, Identifier } from './accounts.js';
 import type { PasswordCheck } from './credential-cache.js';
+import type { Row } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
 
 /** The four login forms; HTTP Basic is the fifth way a password comes in. */
 export type LoginFlow = 'browser' | 'admin' | 'fortify' | 'token';

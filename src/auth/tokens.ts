@@ -1,12 +1,14 @@
 import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { clock } from '../clock.js';
-import type { BoundResource, Row } from '../registry.js';
 import { parsePk } from '../pk.js';
 import { compiledReads, everyColumn, storedRecord, type KeyedRead, type StoredRecord } from '../db/compiled.js';
 import { VersionedRows } from '../db/versioned-rows.js';
 import { DEFAULT_ABILITIES, storedAbilities } from './abilities.js';
-import type { Accounts, AuthUser } from './accounts.js';
+import type { Accounts } from './accounts.js';
+import type { Row } from '../types/rows.js';
+import type { AccessToken, AuthUser } from '../types/auth.js';
+import type { BoundResource } from '../types/resource.js';
 
 const SECRET_LENGTH = 40;
 const SECRET_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -17,16 +19,6 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const KEPT_TOKENS = 10_000;
 /** Sanctum's columns, besides the reference to the user that the contract names. */
 const REQUIRED_COLUMNS = ['id', 'name', 'token', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;
-
-/** The token a request was authenticated with. */
-export interface AccessToken {
-  id: number;
-  name: string;
-  /** What it may do (Sanctum's abilities; `*`: everything). */
-  abilities: readonly string[];
-  /** When it stops working, by its own expires_at or the global lifetime, whichever comes first; null: never by itself. */
-  expiresAt: Date | null;
-}
 
 /** What a new token is: its name (default: the login token name), abilities (default `*`) and own expiry (default none). */
 export interface NewToken {

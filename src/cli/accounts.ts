@@ -1,9 +1,10 @@
-import type { AuthUser, Identifier } from '../auth/accounts.js';
+import type { Identifier } from '../auth/accounts.js';
 import type { AccountWords } from '../auth/password-rules.js';
 import { FIELD_ERRORS, fieldErrorMessages, ValidationError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Services } from '../services.js';
 import { readAll, type CliIO } from './io.js';
+import type { AuthUser } from '../types/auth.js';
 
 export interface AccountOptions {
   username?: string;

@@ -9,11 +9,12 @@
  */
 import type { Sequelize, Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
-import type { BoundResource, RowModel, StoredRecord } from '../registry.js';
 import { versionCondition, versionParameter, type UpdateTime } from './row-version.js';
 import { columnOf, quoteGenerator, type QuoteGenerator } from './sql-names.js';
 import { WriteBatches, type BatchedConnection, type PlainRow, type SqliteDatabase, type SqliteStatement } from './write-batches.js';
 import { insideWriteTransaction, inWriteOrder } from './write-transactions.js';
+import type { RowModel, StoredRecord } from '../types/rows.js';
+import type { BoundResource } from '../types/resource.js';
 
 export type { StoredRecord };
 

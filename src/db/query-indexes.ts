@@ -6,8 +6,9 @@
  * still answers, slowly): the server warns at start and the tests fail.
  */
 import type { QueryInterface } from 'sequelize';
-import type { ListQuery, ResourceDeclaration } from '../resource.js';
 import { textIndexColumns, trigramIndexName } from './text-index.js';
+import type { ListQuery } from '../types/declaration.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 export interface MissingIndex {
   table: string;

@@ -14,9 +14,9 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { fromStored } from '../cleaning.js';
 import { epochMicroseconds, instantAt, storedTimeText } from '../instant.js';
-import type { BoundResource } from '../registry.js';
 import { columnOf, quoteGenerator } from './sql-names.js';
 import { writeTransaction } from './write-transactions.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** The update time of the row as the check read it, as the driver answered it (SQLite's text, PostgreSQL's Date). */
 export interface UpdateTime {

@@ -4,7 +4,7 @@
  * the conditional writes' claim (row-version.ts) quote alike.
  */
 import type { Sequelize, TableName } from 'sequelize';
-import type { RowModel } from '../registry.js';
+import type { RowModel } from '../types/rows.js';
 
 export interface QuoteGenerator {
   quoteIdentifier(name: string): string;

@@ -1,9 +1,9 @@
-import type { BoundResource } from '../registry.js';
 import type { ComputedType, FieldDeclaration, StringField } from '../resource.js';
 import type { Expansion } from '../relations/loader.js';
 import type { Serializer, ShownField } from '../serializers.js';
 import { declaredExample } from './examples.js';
 import type { JsonSchema } from './types.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** Django REST Framework's BooleanField spellings that forms send; JSON clients send true or false. */
 const FORM_BOOLEANS = ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'];

@@ -1,13 +1,13 @@
 import { ApiError, resourceLabel, ValidationError, type ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import { PARSED_MEDIA_TYPES } from '../parsers.js';
-import type { PermissionAction } from '../permissions.js';
 import { requiredAbility, type AnyMethod, type Endpoint, type Method } from '../views.js';
 import type { Site } from '../contracts.js';
 import type { ModelViewSet } from '../viewsets.js';
 import type { Serializer } from '../serializers.js';
 import { inputSchema, representationSchema, withExpansions, writableFields } from './fields.js';
 import type { ActionDocs, ErrorEntry, JsonSchema, MediaType, Operation, Parameter, ResponseObject } from './types.js';
+import type { PermissionAction } from '../types/resource.js';
 
 /** A site's texts in a description: `t` in the reader's language, `example` in the site's own (bodies as the site writes them). */
 export interface SiteTexts {

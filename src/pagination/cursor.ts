@@ -5,16 +5,16 @@
  * as for page numbers. A cursor that is not one of this list's is DRF's
  * invalid-cursor 404.
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import type { CursorCodec } from './cursor-codec.js';
 import { cursorPage } from './keyset.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
 import { cursorParameterDoc, hasParameter, pageSizeParameter, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
+import type { PageSizes } from '../types/declaration.js';
 
 export class CursorPagination implements Paginator {
   readonly style = 'cursor';
@@ -27,7 +27,7 @@ export class CursorPagination implements Paginator {
     private readonly cursors: CursorCodec,
   ) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.cursorParam);
   }
 
@@ -39,7 +39,7 @@ export class CursorPagination implements Paginator {
     return drfPageSchema(item, false);
   }
 
-  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, source: ListSource): Promise<unknown> {
     const size = pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
     const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size });
     const link = (cursor: string | null): string | null => (cursor === null ? null : drfLink(ctx, { [this.cursorParam]: cursor }));

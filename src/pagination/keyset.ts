@@ -6,13 +6,13 @@
  * alias, since a JavaScript date would round it.
  */
 import { cast, col, Op, where as compare, type WhereOptions } from 'sequelize';
-import type { Row, RowModel } from '../registry.js';
 import type { FieldDeclaration } from '../resource.js';
 import { queryValue } from '../context.js';
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { Cursor, CursorCodec, CursorValue } from './cursor-codec.js';
 import { alsoWhere, reversed } from './rows.js';
 import type { ListSource, OrderedQuery } from './types.js';
+import type { Row, RowModel } from '../types/rows.js';
 
 type Fields = Readonly<Record<string, FieldDeclaration>>;
 
@@ -105,7 +105,7 @@ export function neighbours(page: KeysetPage, cursor: Cursor | null, order: Order
  * sealed cursors of the pages before and after (null where there are none).
  */
 export async function cursorPage(
-  ctx: RequestContext,
+  ctx: RequestState,
   { model, fields, query }: Pick<ListSource, 'model' | 'fields' | 'query'>,
   cursors: CursorCodec,
   { cursorParam, size }: { cursorParam: string; size: number },

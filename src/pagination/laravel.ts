@@ -7,15 +7,16 @@
  * positive whole number is page 1 and one past the last is empty, as in
  * Laravel; a `per_page` that is none is the default (Laravel 8 answered 500).
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes, SiteExposure } from '../resource.js';
 import type { CursorCodec } from './cursor-codec.js';
 import { cursorPage } from './keyset.js';
 import { laravelLink, laravelPath } from './links.js';
 import { countRows, cursorParameterDoc, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type Paginator } from './types.js';
+import type { PageSizes } from '../types/declaration.js';
+import type { SiteExposure } from '../types/resource.js';
 
 /** The key a list's items are under, as the site wraps them. */
 export type ListKey = (exposure: SiteExposure) => string;
@@ -79,7 +80,7 @@ export class LengthAwarePagination implements Paginator {
     private readonly listKey: ListKey,
   ) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.pageParam, this.perPageParam);
   }
 
@@ -109,7 +110,7 @@ export class LengthAwarePagination implements Paginator {
     return wrappedPage(this.listKey(exposure), item, meta);
   }
 
-  async paginate(ctx: RequestContext, { model, query, represent, exposure, keptCount }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, { model, query, represent, exposure, keptCount }: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
     const current = Math.max(1, positiveParameter(ctx, this.pageParam) ?? 1);
     const total = await countRows(model, query.where, keptCount);
@@ -152,7 +153,7 @@ export class LaravelCursorPagination implements Paginator {
     private readonly cursors: CursorCodec,
   ) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.cursorParam);
   }
 
@@ -171,7 +172,7 @@ export class LaravelCursorPagination implements Paginator {
     return wrappedPage(this.listKey(exposure), item, meta);
   }
 
-  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, source: ListSource): Promise<unknown> {
     const perPage = pageSizeParameter(ctx, this.perPageParam, this.sizes);
     const { rows, next, previous } = await cursorPage(ctx, source, this.cursors, { cursorParam: this.cursorParam, size: perPage });
     const url = (cursor: string | null): string | null => (cursor === null ? null : laravelLink(ctx, { [this.cursorParam]: cursor }));

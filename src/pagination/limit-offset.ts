@@ -4,14 +4,14 @@
  * maximum is the maximum; a limit that is no positive number, the default; an
  * offset that is no number, 0; an offset past the end, an empty page.
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { drfPageSchema } from './page-number.js';
 import { countRows, hasParameter, pageSizeParameter, positiveParameter, readOffsetRows, sizeParameterDoc } from './rows.js';
 import type { ListSource, Paginator } from './types.js';
+import type { PageSizes } from '../types/declaration.js';
 
 export class LimitOffsetPagination implements Paginator {
   readonly style = 'limitOffset';
@@ -21,7 +21,7 @@ export class LimitOffsetPagination implements Paginator {
 
   constructor(readonly sizes: PageSizes) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.limitParam, this.offsetParam);
   }
 
@@ -36,15 +36,15 @@ export class LimitOffsetPagination implements Paginator {
     return drfPageSchema(item, true);
   }
 
-  getLimit(ctx: RequestContext): number {
+  getLimit(ctx: RequestState): number {
     return pageSizeParameter(ctx, this.limitParam, this.sizes);
   }
 
-  getOffset(ctx: RequestContext): number {
+  getOffset(ctx: RequestState): number {
     return positiveParameter(ctx, this.offsetParam) ?? 0;
   }
 
-  async paginate(ctx: RequestContext, { model, query, represent, keptCount }: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, { model, query, represent, keptCount }: ListSource): Promise<unknown> {
     const limit = this.getLimit(ctx);
     const offset = this.getOffset(ctx);
     const count = await countRows(model, query.where, keptCount);
@@ -52,13 +52,13 @@ export class LimitOffsetPagination implements Paginator {
     return { count, next: this.nextLink(ctx, limit, offset, count), previous: this.previousLink(ctx, limit, offset), results: await represent(rows) };
   }
 
-  nextLink(ctx: RequestContext, limit: number, offset: number, count: number): string | null {
+  nextLink(ctx: RequestState, limit: number, offset: number, count: number): string | null {
     if (offset + limit >= count) return null;
     return drfLink(ctx, { [this.limitParam]: String(limit), [this.offsetParam]: String(offset + limit) });
   }
 
   /** The page before, whose offset is never below 0: the first page's link names no offset. */
-  previousLink(ctx: RequestContext, limit: number, offset: number): string | null {
+  previousLink(ctx: RequestState, limit: number, offset: number): string | null {
     if (offset <= 0) return null;
     const before = offset - limit;
     return drfLink(ctx, { [this.limitParam]: String(limit), [this.offsetParam]: before <= 0 ? null : String(before) });

@@ -6,7 +6,7 @@
  * a repeated one) with its page or cursor last (http_build_query, RFC 3986).
  */
 import { queryPairs, requestUrl } from '../context.js';
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 
 const hex = (character: string): string => `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
 
@@ -21,7 +21,7 @@ function rawUrlEncode(text: string): string {
 }
 
 /** DRF's replace_query_param and remove_query_param: `changes` set (a value) or remove (null) parameters. */
-export function drfLink(ctx: RequestContext, changes: Record<string, string | null>): string {
+export function drfLink(ctx: RequestState, changes: Record<string, string | null>): string {
   const url = requestUrl(ctx.req);
   const values = new Map<string, string[]>();
   for (const [name, value] of queryPairs(ctx.req)) values.set(name, [...(values.get(name) ?? []), value]);
@@ -35,7 +35,7 @@ export function drfLink(ctx: RequestContext, changes: Record<string, string | nu
 }
 
 /** The list's URL without its query and trailing slash (Laravel's `$request->url()`, a paginator's `path`). */
-export function laravelPath(ctx: RequestContext): string {
+export function laravelPath(ctx: RequestState): string {
   const url = requestUrl(ctx.req);
   url.search = '';
   return url.toString().replace(/(?<=.)\/$/, '');
@@ -81,7 +81,7 @@ function buildQuery(array: PhpArray, prefix = ''): string[] {
  * rebuilds them, then the `changes` that set a value (those set to null
  * are left out, `name` and `name[…]` alike).
  */
-export function laravelLink(ctx: RequestContext, changes: Record<string, string | null>): string {
+export function laravelLink(ctx: RequestState, changes: Record<string, string | null>): string {
   const changed = (name: string): boolean => Object.keys(changes).some((key) => name === key || name.startsWith(`${key}[`));
   const query = phpQuery(queryPairs(ctx.req).filter(([name]) => !changed(name)));
   for (const [name, value] of Object.entries(changes)) if (value !== null) query.set(name, value);

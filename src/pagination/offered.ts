@@ -3,9 +3,9 @@
  * exposure's default style (else the site's), and the further styles it
  * declares, which a client chooses by naming their parameters.
  */
-import type { RequestContext } from '../contracts.js';
-import type { Pagination, PaginationStyle } from '../resource.js';
+import type { RequestState } from '../types/request.js';
 import type { Paginator, SitePagination } from './types.js';
+import type { Pagination, PaginationStyle } from '../types/declaration.js';
 
 /** The styles in the order they are described, as DRF's pagination module lists them. */
 export const PAGINATION_STYLES: readonly PaginationStyle[] = ['page', 'limitOffset', 'cursor'];
@@ -49,7 +49,7 @@ export function offeredPaginators(site: { name: string; pagination: SitePaginati
 }
 
 /** The paginator of a request: the first other style whose parameters it names, else the default. */
-export function chosenPaginator(ctx: RequestContext, offered: OfferedPaginators): Paginator | null {
+export function chosenPaginator(ctx: RequestState, offered: OfferedPaginators): Paginator | null {
   const others = offered.all.filter((paginator) => paginator !== offered.default);
   for (const style of STYLE_PRECEDENCE) {
     const asked = others.find((paginator) => paginator.style === style && paginator.asked(ctx));

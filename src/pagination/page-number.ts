@@ -4,15 +4,15 @@
  * subclass may override.
  */
 import { queryValue } from '../context.js';
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import { ApiError } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { PlainRow } from '../batches.js';
-import type { PageSizes } from '../resource.js';
 import { drfLink } from './links.js';
 import { countRows, hasParameter, pageSizeParameter, POSITIVE, readOffsetRows, sizeParameterDoc } from './rows.js';
 import { LINK, type ListSource, type OrderedQuery, type Paginator } from './types.js';
+import type { PlainRow } from '../types/rows.js';
+import type { PageSizes } from '../types/declaration.js';
 
 export type { OrderedQuery };
 
@@ -46,7 +46,7 @@ export class PageNumberPagination implements Paginator {
 
   constructor(readonly sizes: PageSizes) {}
 
-  asked(ctx: RequestContext): boolean {
+  asked(ctx: RequestState): boolean {
     return hasParameter(ctx, this.pageParam);
   }
 
@@ -69,12 +69,12 @@ export class PageNumberPagination implements Paginator {
   }
 
   /** `page_size` up to the maximum; zero, negative or non-numeric gives the default. */
-  getPageSize(ctx: RequestContext): number {
+  getPageSize(ctx: RequestState): number {
     return pageSizeParameter(ctx, this.pageSizeParam, this.sizes);
   }
 
   /** 1 when absent, `last` for the last page; anything else must name an existing page. */
-  getPageNumber(ctx: RequestContext, pageCount: number): number {
+  getPageNumber(ctx: RequestState, pageCount: number): number {
     const raw = queryValue(ctx.req, this.pageParam);
     if (raw === undefined) return 1;
     if (raw === 'last') return pageCount;
@@ -83,7 +83,7 @@ export class PageNumberPagination implements Paginator {
     return number;
   }
 
-  async page(ctx: RequestContext, { model, query, keptCount }: Pick<ListSource, 'model' | 'query' | 'keptCount'>): Promise<Page> {
+  async page(ctx: RequestState, { model, query, keptCount }: Pick<ListSource, 'model' | 'query' | 'keptCount'>): Promise<Page> {
     const size = this.getPageSize(ctx);
     const count = await countRows(model, query.where, keptCount);
     // An empty table still has its first page.
@@ -101,13 +101,13 @@ export class PageNumberPagination implements Paginator {
     };
   }
 
-  async paginate(ctx: RequestContext, source: ListSource): Promise<unknown> {
+  async paginate(ctx: RequestState, source: ListSource): Promise<unknown> {
     const { rows, links } = await this.page(ctx, source);
     return { count: links.count, next: links.next, previous: links.previous, results: await source.represent(rows) };
   }
 
   /** The request's own URL for another page; page 1 drops the parameter. Other parameters stay, sorted by name. */
-  pageUrl(ctx: RequestContext, number: number): string {
+  pageUrl(ctx: RequestState, number: number): string {
     return drfLink(ctx, { [this.pageParam]: number === 1 ? null : String(number) });
   }
 }

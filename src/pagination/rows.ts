@@ -6,13 +6,12 @@ import { Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { rowCounts } from '../db/row-counter.js';
 import { compiledReads, joinedReferences, type KeyedRead } from '../db/compiled.js';
 import { queryPairs, queryValue } from '../context.js';
-import type { RequestContext } from '../contracts.js';
-import type { PlainRow } from '../batches.js';
-import type { RowModel } from '../registry.js';
+import type { RequestState } from '../types/request.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
-import type { PageSizes } from '../resource.js';
 import type { OrderedQuery } from './types.js';
+import type { RowModel, PlainRow } from '../types/rows.js';
+import type { PageSizes } from '../types/declaration.js';
 
 /** Up to this many skipped rows, a page is one query; deeper ones look their ids up first. */
 const DIRECT_OFFSET_LIMIT = 1000;
@@ -84,7 +83,7 @@ export async function countRows(model: RowModel, where: WhereOptions | undefined
 }
 
 /** A whole number a client sent; undefined when absent, not digits, or past what a page can be. */
-export function positiveParameter(ctx: RequestContext, name: string): number | undefined {
+export function positiveParameter(ctx: RequestState, name: string): number | undefined {
   const raw = queryValue(ctx.req, name);
   if (raw === undefined || !POSITIVE.test(raw)) return undefined;
   const value = Number(raw);
@@ -92,13 +91,13 @@ export function positiveParameter(ctx: RequestContext, name: string): number | u
 }
 
 /** A page size a client asks for, up to the maximum; zero, negative or not a number gives the default. */
-export function pageSizeParameter(ctx: RequestContext, name: string, sizes: PageSizes): number {
+export function pageSizeParameter(ctx: RequestState, name: string, sizes: PageSizes): number {
   const requested = positiveParameter(ctx, name) ?? 0;
   return requested <= 0 ? sizes.pageSize : Math.min(requested, sizes.maxPageSize);
 }
 
 /** Whether the query names any of `names`, with or without a value. */
-export function hasParameter(ctx: RequestContext, ...names: string[]): boolean {
+export function hasParameter(ctx: RequestState, ...names: string[]): boolean {
   return queryPairs(ctx.req).some(([key]) => names.includes(key));
 }
 

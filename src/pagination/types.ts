@@ -6,13 +6,14 @@
  * says which of them its list offers.
  */
 import type { FindOptions } from 'sequelize';
-import type { Item, RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { Row, RowModel } from '../registry.js';
-import type { PlainRow } from '../batches.js';
-import type { Direction, FieldDeclaration, PageSizes, PaginationStyle, SiteExposure } from '../resource.js';
+import type { FieldDeclaration } from '../resource.js';
+import type { Row, RowModel, PlainRow, Item } from '../types/rows.js';
+import type { Direction, PageSizes, PaginationStyle } from '../types/declaration.js';
+import type { SiteExposure } from '../types/resource.js';
 
 /** A list query whose order is total (it ends with the primary key), so that it can be read backwards and continued. */
 export interface OrderedQuery extends FindOptions {
@@ -35,9 +36,9 @@ export interface ListSource {
 export interface Paginator {
   readonly style: PaginationStyle;
   /** The request names this style's own parameters, so it is chosen over the exposure's default style. */
-  asked(ctx: RequestContext): boolean;
+  asked(ctx: RequestState): boolean;
   /** The body of the page the request asks for, links included. */
-  paginate(ctx: RequestContext, source: ListSource): Promise<unknown>;
+  paginate(ctx: RequestState, source: ListSource): Promise<unknown>;
   /** Its query parameters, for the API description (DRF's get_schema_operation_parameters). */
   schemaParameters(t: Translate): Parameter[];
   /** Its body around the items' schema (DRF's get_paginated_response_schema). */

@@ -4,10 +4,10 @@
  * values are alternatives), and the order asked for, made total.
  */
 import { literal, Op, type WhereOptions } from 'sequelize';
-import type { BoundResource } from '../registry.js';
-import type { Ordering } from '../resource.js';
 import type { Condition, FilterValue, ListRequest, OrderTerm, QuerySpec } from './spec.js';
 import { textSearch } from './text-search.js';
+import type { Ordering } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 const RANGE_OPERATORS = { gt: Op.gt, gte: Op.gte, lt: Op.lt, lte: Op.lte } as const;
 

@@ -10,7 +10,9 @@
  * lists show, and on those its query names in `unshown`; a query naming a
  * field that no site would offer it on is a mistake.
  */
-import type { FieldDeclaration, ListQuery, Lookup, ResourceDeclaration, SiteExposure } from '../resource.js';
+import type { FieldDeclaration } from '../fields.js';
+import type { ListQuery, Lookup } from '../types/declaration.js';
+import type { ResourceDeclaration, SiteExposure } from '../types/resource.js';
 
 /** The lookups that compare by order: numbers and times. */
 export const RANGES: readonly Lookup[] = ['gt', 'gte', 'lt', 'lte'];

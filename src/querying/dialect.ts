@@ -4,15 +4,16 @@
  * its dialect; the dialect reads a request into a ListRequest, and tells the
  * API description, OPTIONS and the browsable page what it understands.
  */
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import type { ErrorCode } from '../errors.js';
 import { fieldLabel } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { JsonSchema, Parameter } from '../openapi/types.js';
-import type { FieldDeclaration, Lookup } from '../resource.js';
+import type { FieldDeclaration } from '../resource.js';
 import type { FilterSpec, ItemRequest, ListRequest, QuerySpec } from './spec.js';
 import { RANGES } from './declaration.js';
 import { MAX_FILTER_VALUES } from './values.js';
+import type { Lookup } from '../types/declaration.js';
 
 /** One input of the browsable page's filter form. */
 export interface QueryInput {
@@ -43,9 +44,9 @@ export interface QueryForm {
 
 export interface QueryDialect {
   /** What a list request asks, in this dialect's words; throws the site's error for what it refuses. */
-  listRequest(ctx: RequestContext, spec: QuerySpec): ListRequest;
+  listRequest(ctx: RequestState, spec: QuerySpec): ListRequest;
   /** What a request for one row asks: its fields and the references shown with it. */
-  itemRequest(ctx: RequestContext, spec: QuerySpec): ItemRequest;
+  itemRequest(ctx: RequestState, spec: QuerySpec): ItemRequest;
   listParameters(spec: QuerySpec, t: Translate): Parameter[];
   itemParameters(spec: QuerySpec, t: Translate): Parameter[];
   /** The parameter names a validation error of the list may name. */
@@ -56,7 +57,7 @@ export interface QueryDialect {
   itemErrors(spec: QuerySpec): ErrorCode[];
   /** What OPTIONS tells of the list's query, in the ecosystem's words. */
   metadata(spec: QuerySpec): Record<string, unknown>;
-  form(ctx: RequestContext, spec: QuerySpec, request: ListRequest): QueryForm;
+  form(ctx: RequestState, spec: QuerySpec, request: ListRequest): QueryForm;
 }
 
 /** A filter value's schema, by the kind of its field. */
@@ -108,11 +109,11 @@ export function filterInput(t: Translate, spec: QuerySpec, filter: FilterSpec, l
 }
 
 /** The request's URL with some parameters set or left out, in an ecosystem's way (see pagination/links.ts). */
-export type LinkMaker = (ctx: RequestContext, changes: Record<string, string | null>) => string;
+export type LinkMaker = (ctx: RequestState, changes: Record<string, string | null>) => string;
 
 /** Ascending and descending links for every field the list may be ordered by; `current` is the order in force. */
 export function orderingLinks(
-  ctx: RequestContext,
+  ctx: RequestState,
   spec: QuerySpec,
   { param, link }: { param: string; link: LinkMaker },
   current: ListRequest['ordering'],

@@ -9,14 +9,14 @@
 import { FieldErrors, type ErrorCode, type FieldErrorCode, type MessageParams } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
-import type { Lookup } from '../resource.js';
 import { parseBoolean } from '../serializers.js';
 import { drfLink } from '../pagination/links.js';
 import { filterInput, filterLabel, filterSchema, orderingLinks, type QueryDialect, type QueryForm, type QueryInput } from './dialect.js';
 import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
 import { lastValue, queryPairs } from '../context.js';
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import { commaList, filterValues, searchTerms } from './values.js';
+import type { Lookup } from '../types/declaration.js';
 
 const SEARCH = 'search';
 const ORDERING = 'ordering';
@@ -89,7 +89,7 @@ export class DrfQueryDialect implements QueryDialect {
     return terms.length > 0 ? terms : null;
   }
 
-  itemRequest(ctx: RequestContext, spec: QuerySpec): ItemRequest {
+  itemRequest(ctx: RequestState, spec: QuerySpec): ItemRequest {
     const pairs = queryPairs(ctx.req);
     const known = (name: string, allowed: readonly string[]): string[] => {
       const raw = lastValue(pairs, name);
@@ -100,7 +100,7 @@ export class DrfQueryDialect implements QueryDialect {
     return { fields: fields.length > 0 ? fields : null, expand };
   }
 
-  listRequest(ctx: RequestContext, spec: QuerySpec): ListRequest {
+  listRequest(ctx: RequestState, spec: QuerySpec): ListRequest {
     const pairs = queryPairs(ctx.req);
     const search = spec.search.length > 0 ? searchTerms(lastValue(pairs, SEARCH) ?? '') : [];
     return { conditions: this.conditions(pairs, spec), search, ordering: this.ordering(pairs, spec), ...this.itemRequest(ctx, spec) };
@@ -160,7 +160,7 @@ export class DrfQueryDialect implements QueryDialect {
     return data;
   }
 
-  form(ctx: RequestContext, spec: QuerySpec, request: ListRequest): QueryForm {
+  form(ctx: RequestState, spec: QuerySpec, request: ListRequest): QueryForm {
     const pairs = queryPairs(ctx.req);
     const inputs: QueryInput[] = [];
     if (spec.search.length > 0) inputs.push({ name: SEARCH, label: ctx.t('query.search'), type: 'text', value: lastValue(pairs, SEARCH) ?? '' });

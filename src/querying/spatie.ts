@@ -10,14 +10,14 @@
 import { ApiError, FieldErrors, type ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
 import type { Parameter } from '../openapi/types.js';
-import type { Lookup } from '../resource.js';
 import { laravelLink } from '../pagination/links.js';
 import { filterInput, filterLabel, orderingLinks, valueSchema, type QueryDialect, type QueryForm } from './dialect.js';
 import type { Condition, FilterSpec, ItemRequest, ListRequest, OrderTerm, QuerySpec } from './spec.js';
 import { queryPairs } from '../context.js';
-import type { RequestContext } from '../contracts.js';
+import type { RequestState } from '../types/request.js';
 import { RANGES } from './declaration.js';
 import { commaList, filterValue, filterValues, MAX_FILTER_VALUES, searchTerms, substringValues } from './values.js';
+import type { Lookup } from '../types/declaration.js';
 
 const SEARCH_FILTER = 'search';
 /** The `fields` key of the listed rows' own type when the client names none (`fields=id,title`). */
@@ -186,13 +186,13 @@ export class SpatieQueryDialect implements QueryDialect {
     return [...new Set(requested)];
   }
 
-  itemRequest(ctx: RequestContext, spec: QuerySpec): ItemRequest {
+  itemRequest(ctx: RequestState, spec: QuerySpec): ItemRequest {
     const parameters = readParameters(queryPairs(ctx.req));
     // Included references are shown whatever fields are selected, as spatie's includes are.
     return { fields: this.fields(parameters, spec), expand: this.includes(parameters, spec) };
   }
 
-  listRequest(ctx: RequestContext, spec: QuerySpec): ListRequest {
+  listRequest(ctx: RequestState, spec: QuerySpec): ListRequest {
     const parameters = readParameters(queryPairs(ctx.req));
     // In the order a route calls allowedFilters, allowedSorts, allowedFields, allowedIncludes: each refuses at once.
     const { conditions, search } = this.filters(parameters, spec);
@@ -260,7 +260,7 @@ export class SpatieQueryDialect implements QueryDialect {
     return data;
   }
 
-  form(ctx: RequestContext, spec: QuerySpec, request: ListRequest): QueryForm {
+  form(ctx: RequestState, spec: QuerySpec, request: ListRequest): QueryForm {
     const parameters = readParameters(queryPairs(ctx.req));
     const value = (name: string): string => (parameters.filter.get(name) ?? []).join(',');
     const inputs = spec.filters.map((filter) => {

@@ -4,9 +4,10 @@
  * parsed by the site's dialect). The database side (conditions.ts) reads only
  * these, so both sites filter, search and order with the same SQL.
  */
-import type { BoundResource } from '../registry.js';
-import type { Direction, FieldDeclaration, Lookup, SiteExposure } from '../resource.js';
+import type { FieldDeclaration } from '../resource.js';
 import { offeredQuery } from './declaration.js';
+import type { Direction, Lookup } from '../types/declaration.js';
+import type { SiteExposure, BoundResource } from '../types/resource.js';
 
 export interface FilterSpec {
   field: string;

@@ -11,7 +11,7 @@
 import { literal, Op, type Sequelize, type WhereOptions } from 'sequelize';
 import { perDatabase } from '../db/per-database.js';
 import { ftsTableName, textIndexColumns } from '../db/text-index.js';
-import type { RowModel } from '../registry.js';
+import type { RowModel } from '../types/rows.js';
 
 /** A trigram index finds a term of at least this many characters. */
 export const TRIGRAM = 3;

@@ -3,7 +3,7 @@
  * that need no other resource; the registry checks the rest (the resources
  * they point at, `related` names) once every declaration is known.
  */
-import type { ResourceDeclaration } from '../resource.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 const HOOKS = new Set(['beforeCreate', 'afterCreate', 'beforeUpdate', 'afterUpdate', 'beforeDestroy', 'afterDestroy']);
 const SEGMENT = /^[a-z0-9][a-z0-9_-]*$/i;

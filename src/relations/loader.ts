@@ -5,10 +5,11 @@
  * query per relation and level.
  */
 import { Op, type IncludeOptions, type Transaction } from 'sequelize';
-import { displayNameOf, type AnyRelation, type BoundResource, type Row } from '../registry.js';
+import { displayNameOf } from '../registry.js';
 import { fromStored } from '../cleaning.js';
 import type { Serializer } from '../serializers.js';
-import type { Item } from '../contracts.js';
+import type { Row, Item } from '../types/rows.js';
+import type { AnyRelation, BoundResource } from '../types/resource.js';
 
 /** A row's stored values: a model instance's, or a plain row read with `raw: true, nest: true`. */
 export type StoredRow = Record<string, unknown>;

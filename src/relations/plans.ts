@@ -4,10 +4,9 @@
  * the same.
  */
 import type { Site } from '../contracts.js';
-import type { BoundResource } from '../registry.js';
-import type { SiteExposure } from '../resource.js';
 import { Serializer } from '../serializers.js';
 import type { ExpandedShape, LoadPlan } from './loader.js';
+import type { SiteExposure, BoundResource } from '../types/resource.js';
 
 /** `a.b`, `a.c` and `d` as {a: {b: {}, c: {}}, d: {}}. */
 export interface ExpandTree {

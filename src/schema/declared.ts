@@ -8,9 +8,11 @@
 import { neededIndexes } from '../db/query-indexes.js';
 import { AUDIT_LOG_TABLE, AUDIT_LOG_TABLE_NAME } from '../db/audit-table.js';
 import { SESSIONS_TABLE } from '../db/sessions-table.js';
-import { isColumn, type ColumnField, type Lookup, type ResourceDeclaration } from '../resource.js';
+import { isColumn, type ColumnField } from '../resource.js';
 import type { ColumnSchema, IndexSchema, Schema, TableSchema } from './model.js';
 import { checkDeclarations } from '../declaration-checks.js';
+import type { Lookup } from '../types/declaration.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 const EQUALITY: ReadonlySet<Lookup> = new Set(['exact', 'in', 'isnull']);
 const DEFAULT_STRING_LENGTH = 255;

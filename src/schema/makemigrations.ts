@@ -9,13 +9,13 @@ import { Sequelize } from 'sequelize';
 import { clock } from '../clock.js';
 import { migrationFiles } from '../db/migration-files.js';
 import { migrate } from '../db/migrator.js';
-import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
 import { diffSchemas, inverseOf, type Operation, type Rename, type SchemaChange } from './diff.js';
 import { introspectSchema } from './introspect.js';
 import { emptySchema, sortedSchema, type Schema } from './model.js';
 import { readSnapshot, snapshotPath } from './snapshot.js';
 import { migrationSource } from './writer.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 /** The number the next migration takes: one past the highest `NNNN_` prefix. */
 function nextNumber(dir: string): string {

@@ -6,12 +6,12 @@
  */
 import { migrationFiles, migrationName } from '../db/migration-files.js';
 import type { ApplicationPaths } from '../paths.js';
-import type { ResourceDeclaration } from '../resource.js';
 import { declaredSchema } from './declared.js';
 import { diffSchemas } from './diff.js';
 import { emptySchema, sortedSchema } from './model.js';
 import { readSnapshot } from './snapshot.js';
 import { describeOperation } from './writer.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 export interface Unmigrated {
   /** What the declarations need that no migration makes, one line each (as `makemigrations --check` lists it). */

@@ -8,9 +8,9 @@ import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { bodyText, requestData } from '../parsers.js';
 import { pageChrome, renderPage } from '../renderers.js';
-import type { Row } from '../registry.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { setXsrfCookie } from './token.js';
+import type { Row } from '../types/rows.js';
 
 export interface BrowserLoginOptions {
   accounts: Accounts;

@@ -16,10 +16,10 @@ import { ApiError, FieldErrors, asApiError } from '../errors.js';
 import { chooseLanguage, translator, type Translate } from '../i18n.js';
 import type { Logger } from '../logger.js';
 import { bodyField, requestData } from '../parsers.js';
-import type { Row } from '../registry.js';
 import { isThrottled, type LoginThrottle } from '../throttling.js';
 import { safeNext } from './browser-login.js';
 import { expectsJson, laravelOptions, sendLaravelJson, setXsrfCookie } from './token.js';
+import type { Row } from '../types/rows.js';
 
 /** Fortify's paths, at the root. */
 export const FORTIFY_LOGIN_PATH = '/login';

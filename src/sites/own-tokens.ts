@@ -5,7 +5,6 @@
  * `DELETE /tokens` every one but the token in use. A token may hand on only
  * abilities it holds itself.
  */
-import type { AuthUser } from '../auth/accounts.js';
 import { can, DEFAULT_ABILITIES, resourceAbility } from '../auth/abilities.js';
 import type { RequestContext, Site, SiteResponse } from '../contracts.js';
 import { ApiError, resourceLabel, ValidationError } from '../errors.js';
@@ -15,12 +14,14 @@ import type { ErrorEntry, JsonSchema } from '../openapi/types.js';
 import { requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
 import { parsePk } from '../pk.js';
-import type { BoundResource, Row } from '../registry.js';
 import type { Route } from '../routers.js';
 import { Serializer, typeName } from '../serializers.js';
 import type { Endpoint } from '../views.js';
 import { exampleAbility, isFields, optionsValidation, tokenNameLength, tokenResource, type TokenRouteServices } from './token-endpoints.js';
 import { expiryOf, OWNER_NAMING, TokenOptionsReader } from './token-options.js';
+import type { Row } from '../types/rows.js';
+import type { AuthUser } from '../types/auth.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** What a token shows of itself: never its hash. */
 const SHOWN = ['id', 'name', 'abilities', 'last_used_at', 'expires_at', 'created_at'] as const;

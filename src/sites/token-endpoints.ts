@@ -18,11 +18,12 @@ import { representationSchema } from '../openapi/fields.js';
 import type { ActionDocs, ErrorEntry, JsonSchema } from '../openapi/types.js';
 import { bodyText, requestData } from '../parsers.js';
 import { isAuthenticated } from '../permissions.js';
-import { userModelOf, type BoundResource, type ResourceRegistry } from '../registry.js';
+import { userModelOf, type ResourceRegistry } from '../registry.js';
 import { Serializer } from '../serializers.js';
 import type { LoginThrottle } from '../throttling.js';
 import type { Endpoint } from '../views.js';
 import { expiryOf, LOGIN_NAMING, TokenOptionsReader } from './token-options.js';
+import type { BoundResource } from '../types/resource.js';
 
 export interface TokenRouteServices {
   config: Config;

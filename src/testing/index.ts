@@ -13,15 +13,15 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { createApp, type App } from '../app.js';
-import type { AuthUser } from '../auth/accounts.js';
 import { FORCED_AUTHENTICATION } from '../authentication.js';
 import { loadConfig } from '../config.js';
 import type { Authenticated } from '../contracts.js';
 import { applicationAt } from '../paths.js';
-import type { ResourceDeclaration } from '../resource.js';
 import { createServices, type Services } from '../services.js';
 import { contractProblems, recordingHandler, type RecordedResponse } from './contract.js';
 import { createTestDatabase } from './database.js';
+import type { AuthUser } from '../types/auth.js';
+import type { ResourceDeclaration } from '../types/resource.js';
 
 export { createTestDatabase, onPostgres } from './database.js';
 

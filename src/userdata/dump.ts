@@ -12,9 +12,10 @@ import { Op, Transaction } from 'sequelize';
 import { inDjangoFormat } from '../auth/hashers.js';
 import { formatDecimal, fromStored } from '../cleaning.js';
 import { microsecondOf, readStoredTime } from '../instant.js';
-import { userModelOf, WITH_HIDDEN, type BoundResource, type ResourceRegistry } from '../registry.js';
+import { userModelOf, WITH_HIDDEN, type ResourceRegistry } from '../registry.js';
 import { isColumn, type FieldDeclaration } from '../resource.js';
 import { fixtureLabel } from './models.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** Rows read per query. */
 const BATCH_SIZE = 1000;

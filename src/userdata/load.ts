@@ -7,7 +7,7 @@
  */
 import { Transaction, type Sequelize } from 'sequelize';
 import type { PasswordHasher } from '../auth/hashers.js';
-import type { BoundResource, ResourceRegistry } from '../registry.js';
+import type { ResourceRegistry } from '../registry.js';
 import { UserLoader, type LoadOptions } from './loader.js';
 import { fixtureLabel, ModelCatalogue } from './models.js';
 import { ProblemCollector, ProblemList, type LocatedProblem } from './problems.js';
@@ -15,6 +15,7 @@ import { RowLoader } from './row-loader.js';
 import { openSource, type DataSource } from './sources.js';
 import { TokenLoader } from './token-loader.js';
 import type { FileReport } from './writing.js';
+import type { BoundResource } from '../types/resource.js';
 
 export type { FileReport, LoadOptions };
 

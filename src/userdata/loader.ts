@@ -5,14 +5,15 @@
 import { col, fn, Op, UniqueConstraintError, where, type Transaction, type WhereOptions } from 'sequelize';
 import { unusablePassword, type PasswordHasher } from '../auth/hashers.js';
 import { clock } from '../clock.js';
-import { userModelOf, type BoundResource } from '../registry.js';
-import type { UserModelContract } from '../resource.js';
+import { userModelOf } from '../registry.js';
 import type { Sequelize } from 'sequelize';
 import { fixtureLabel, type ModelCatalogue } from './models.js';
 import { ProblemCollector, type LocatedProblem } from './problems.js';
 import { UserRecordReader, type ImportedUser } from './records.js';
 import type { DataSource } from './sources.js';
 import { advanceIdSequence, insertRows, readInBatches, type FileReport, type LoadProgress } from './writing.js';
+import type { UserModelContract } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 export type { FileReport, LoadProgress };
 

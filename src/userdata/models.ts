@@ -6,10 +6,11 @@
  * label it). Also the order a dump writes them in and a load loads
  * them in: the rows a resource refers to before its own.
  */
-import type { BoundResource, ResourceRegistry } from '../registry.js';
+import type { ResourceRegistry } from '../registry.js';
 import { Problem } from './problems.js';
 import { isObject } from './records.js';
 import { DRF_TOKEN_MODEL, isTokenRecord } from './token-records.js';
+import type { BoundResource } from '../types/resource.js';
 
 export const DJANGO_USER_MODEL = 'auth.user';
 

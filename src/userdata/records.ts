@@ -1,11 +1,13 @@
 import { classifyPassword } from '../auth/hashers.js';
 import { FIELD_ERRORS, ValidationError } from '../errors.js';
-import { userModelOf, type BoundResource } from '../registry.js';
-import { isColumn, type FieldDeclaration, type StringField, type UserModelContract } from '../resource.js';
+import { userModelOf } from '../registry.js';
+import { isColumn, type FieldDeclaration, type StringField } from '../resource.js';
 import { Serializer, typeName } from '../serializers.js';
 import { parseTimestamp, utcTimestamp } from '../timestamps.js';
 import { Problem } from './problems.js';
 import type { DataFormat, SourceRecord } from './sources.js';
+import type { UserModelContract } from '../types/declaration.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** The column every account model has for its hash (see REQUIRED_COLUMNS of the accounts). */
 const PASSWORD = 'password';

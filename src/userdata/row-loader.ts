@@ -10,12 +10,12 @@ import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequeli
 import { clock } from '../clock.js';
 import { violatedColumns } from '../db/unique-violation.js';
 import { FIELD_ERRORS } from '../errors.js';
-import type { BoundResource, JoinTable } from '../registry.js';
 import { fixtureLabel, type ModelCatalogue } from './models.js';
 import type { LocatedProblem, ProblemCollector } from './problems.js';
 import { RowRecordReader, type ImportedRow } from './row-records.js';
 import type { DataSource } from './sources.js';
 import { advanceIdSequence, BATCH_SIZE, insertRows, readInBatches, type FileReport, type LoadProgress } from './writing.js';
+import type { BoundResource, JoinTable } from '../types/resource.js';
 
 export interface RowLoadContext {
   transaction: Transaction;

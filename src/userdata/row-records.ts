@@ -7,12 +7,12 @@
  */
 import { cleanValue, type Cleaned } from '../cleaning.js';
 import { FIELD_ERRORS } from '../errors.js';
-import type { BoundResource } from '../registry.js';
 import { isColumn, type ColumnField, type ManyToManyField } from '../resource.js';
 import { typeName } from '../serializers.js';
 import { Problem } from './problems.js';
 import { isObject, readRowId } from './records.js';
 import type { SourceRecord } from './sources.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** A row ready to be written. */
 export interface ImportedRow {

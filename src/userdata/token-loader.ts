@@ -6,12 +6,13 @@
  */
 import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { clock } from '../clock.js';
-import type { BoundResource, ResourceRegistry } from '../registry.js';
+import type { ResourceRegistry } from '../registry.js';
 import { Problem, type LocatedProblem, type ProblemCollector } from './problems.js';
 import type { DataSource } from './sources.js';
 import type { ModelCatalogue } from './models.js';
 import { TokenRecordReader, type ImportedToken } from './token-records.js';
 import { advanceIdSequence, BATCH_SIZE, insertRows, readInBatches, type FileReport, type LoadProgress } from './writing.js';
+import type { BoundResource } from '../types/resource.js';
 
 export interface TokenLoadOptions {
   onProgress?: (progress: LoadProgress) => void;

@@ -9,13 +9,13 @@
  */
 import { isDrfKey, tokenHash } from '../auth/tokens.js';
 import { FIELD_ERRORS } from '../errors.js';
-import type { BoundResource } from '../registry.js';
 import type { StringField } from '../resource.js';
 import { typeName } from '../serializers.js';
 import { parseTimestamp } from '../timestamps.js';
 import { Problem } from './problems.js';
 import { isObject, readRowId } from './records.js';
 import type { DataFormat, SourceRecord } from './sources.js';
+import type { BoundResource } from '../types/resource.js';
 
 /** Django fixtures name the model `app_label.model`. */
 export const DRF_TOKEN_MODEL = 'authtoken.token';

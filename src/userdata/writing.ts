@@ -4,9 +4,9 @@
  * and writing rows many at a time, with the ids the file gives.
  */
 import type { Sequelize, Transaction } from 'sequelize';
-import type { BoundResource } from '../registry.js';
 import { Problem, type ProblemCollector } from './problems.js';
 import type { DataSource, SourceRecord } from './sources.js';
+import type { BoundResource } from '../types/resource.js';
 
 export interface FileReport {
   file: string;

@@ -10,12 +10,12 @@ import { entityTag, ifMatchHolds, namesAnyVersion } from '../conditional.js';
 import { RowChanged, type RowVersion } from '../db/row-version.js';
 import { ApiError, resourceLabel } from '../errors.js';
 import { KeptPages, pageTag, tablesRead, type PageTag } from '../page-tags.js';
-import type { PermissionAction } from '../permissions.js';
 import { parsePk } from '../pk.js';
-import type { Row } from '../registry.js';
 import { isEmptyPlan, type LoadPlan, type StoredRow } from '../relations/loader.js';
 import type { Serializer } from '../serializers.js';
 import { GenericViewSet } from './generic.js';
+import type { Row } from '../types/rows.js';
+import type { PermissionAction } from '../types/resource.js';
 
 /** 304: the client's copy is current; no body. */
 export function notModified(tag: string): SiteResponse {

@@ -5,23 +5,24 @@
  * paginator, and rows represented as the site shows them.
  */
 import type { IncludeOptions, Transaction } from 'sequelize';
-import type { Item, RequestContext, Site } from '../contracts.js';
+import type { RequestContext, Site } from '../contracts.js';
 import { compiledReads, joinedReferences, storedRecord, type KeyedRead } from '../db/compiled.js';
 import { VersionedRows, type KeptBounds } from '../db/versioned-rows.js';
 import { ApiError, resourceLabel } from '../errors.js';
 import { offeredPaginators, chosenPaginator, type OfferedPaginators } from '../pagination/offered.js';
 import type { OrderedQuery, Paginator } from '../pagination/types.js';
 import { requestData } from '../parsers.js';
-import { checkObjectPermissions, isAuthenticated, type Permission, type PermissionAction } from '../permissions.js';
+import { checkObjectPermissions, isAuthenticated } from '../permissions.js';
 import { parsePk } from '../pk.js';
 import { listOrder, listWhere } from '../querying/conditions.js';
 import { querySpec, type ListRequest, type QuerySpec } from '../querying/spec.js';
-import type { BoundResource, ResourceRegistry, Row } from '../registry.js';
+import type { ResourceRegistry } from '../registry.js';
 import { attachRelations, isEmptyPlan, storedValues, type StoredRow } from '../relations/loader.js';
 import { RelationPlans } from '../relations/plans.js';
-import type { SiteExposure } from '../resource.js';
 import { Serializer } from '../serializers.js';
 import { RowWriter } from '../writes.js';
+import type { Row, Item } from '../types/rows.js';
+import type { SiteExposure, Permission, PermissionAction, BoundResource } from '../types/resource.js';
 
 /** How much of a path id a not-found message repeats. */
 const SHOWN_ID_LENGTH = 64;

@@ -4,12 +4,13 @@
  * read as the retrieve reads it, and written back RETURNING that same shape,
  * so that the answer and its tag need no second read.
  */
-import type { Item, RequestContext, SiteResponse } from '../contracts.js';
+import type { RequestContext, SiteResponse } from '../contracts.js';
 import { storedRecord } from '../db/compiled.js';
 import { checkedAgainOnUniqueViolation } from '../db/unique-violation.js';
-import type { PermissionAction } from '../permissions.js';
 import type { StoredRow } from '../relations/loader.js';
 import { ConditionalViewSet, withTag } from './conditional.js';
+import type { Item } from '../types/rows.js';
+import type { PermissionAction } from '../types/resource.js';
 
 export class StoredWritesViewSet extends ConditionalViewSet {
   /** Whether the retrieve reads every reference the exposure's fields show (writtenStored); known on first use. */

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import request from 'supertest';
 import { createApp, type App } from '../../src/app.js';
-import type { AuthUser } from '../../src/auth/accounts.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createTestDatabase } from './database.js';
 import { createTestUser } from '../../src/testing/index.js';
 import { contractProblems, recordingHandler, type RecordedResponse } from './contract.js';
+import type { AuthUser } from '../../src/types/auth.js';
 
 /** Fast hashes: the iteration count is part of the stored hash, so verification is unchanged. */
 export const TEST_ITERATIONS = 1000;

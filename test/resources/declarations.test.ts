@@ -3,7 +3,8 @@ import accessToken from '../../resources/access_token.js';
 import comment from '../../resources/comment.js';
 import user from '../../resources/user.js';
 import { loadDeclarations } from '../../src/registry.js';
-import { defineResource, field, type ResourceDeclaration } from '../../src/resource.js';
+import { defineResource, field } from '../../src/resource.js';
+import type { ResourceDeclaration } from '../../src/types/resource.js';
 
 describe('resource declarations', () => {
   test('resources/ holds the access token, comment and user declarations, found without naming them', async () => {

@@ -2,10 +2,11 @@ import { describe, expect, test } from '@jest/globals';
 import comment from '../../resources/comment.js';
 import { missingQueryIndexes, neededIndexes } from '../../src/db/query-indexes.js';
 import { loadDeclarations } from '../../src/registry.js';
-import { defineResource, field, type ListQuery } from '../../src/resource.js';
+import { defineResource, field } from '../../src/resource.js';
 import { createApp } from '../../src/app.js';
 import { createServices } from '../../src/services.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
+import type { ListQuery } from '../../src/types/declaration.js';
 
 describe('list queries in the declarations', () => {
   test('the comment lists are filtered by owner, title and update time, searched in title and body, ordered by three fields', () => {

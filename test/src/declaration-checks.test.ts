@@ -1,8 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import { checkDeclarations } from '../../src/declaration-checks.js';
-import { defineResource, field, type ResourceDeclaration } from '../../src/resource.js';
+import { defineResource, field } from '../../src/resource.js';
 import { declaredSchema } from '../../src/schema/declared.js';
 import { loadDeclarations } from '../../src/registry.js';
+import type { ResourceDeclaration } from '../../src/types/resource.js';
 
 const project = await loadDeclarations();
 

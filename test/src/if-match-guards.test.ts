@@ -2,8 +2,9 @@ import path from 'node:path';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { loadDeclarations } from '../../src/registry.js';
 import { migrationsDir, projectRoot } from '../../src/paths.js';
-import { field, type ResourceDeclaration } from '../../src/resource.js';
+import { field } from '../../src/resource.js';
 import { apiToken, credentials, useTestApp, type TestApp } from '../helpers/app.js';
+import type { ResourceDeclaration } from '../../src/types/resource.js';
 
 /**
  * If-Match guards every edit path, not only PUT, PATCH and DELETE of a row

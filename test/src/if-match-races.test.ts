@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { Sequelize } from 'sequelize';
 import { loadDeclarations } from '../../src/registry.js';
 import { migrationsDir, projectRoot } from '../../src/paths.js';
-import { field, type ResourceDeclaration } from '../../src/resource.js';
+import { field } from '../../src/resource.js';
 import { apiToken, credentials, useTestApp, type TestApp } from '../helpers/app.js';
+import type { ResourceDeclaration } from '../../src/types/resource.js';
 
 /**
  * If-Match protects against lost updates only if the check and the write

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { apiToken, credentials, useTestApp } from '../helpers/app.js';
 import { staffAgents, submit, type Agent } from '../helpers/admin.js';
 import { createTestClient, type TestClient } from '../../src/testing/index.js';
-import type { AuthUser } from '../../src/auth/accounts.js';
+import type { AuthUser } from '../../src/types/auth.js';
 
 const LOAD_TIMEOUT = 60_000;
 const html = { Accept: 'text/html', 'Accept-Language': 'en' };

@@ -8,12 +8,12 @@ import { listen } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { KeptPages } from '../../src/page-tags.js';
 import { loadDeclarations } from '../../src/registry.js';
-import type { ResourceDeclaration, SiteExposure } from '../../src/resource.js';
 import { createServices } from '../../src/services.js';
 import { createTestUser } from '../../src/testing/index.js';
 import { apiToken, testConfig, useTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { exchange } from '../helpers/raw-http.js';
+import type { ResourceDeclaration, SiteExposure } from '../../src/types/resource.js';
 
 /** One Host for every request: supertest's port changes per request, and a list's tag names the host. */
 const JSON_ANSWER = { Accept: 'application/json', 'Accept-Language': 'en', Host: '127.0.0.1' };

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { manualClock } from '../helpers/clock.js';
 import { credentials, useTestApp } from '../helpers/app.js';
 import { RowChanged } from '../../src/db/row-version.js';
-import type { Row } from '../../src/registry.js';
 import { RowWriter } from '../../src/writes.js';
+import type { Row } from '../../src/types/rows.js';
 
 /** Django's auto_now: every accepted update moves the update time, whatever it changes. */
 describe('an accepted update', () => {

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { field, type ResourceDeclaration } from '../../../src/resource.js';
+import { field } from '../../../src/resource.js';
 import { loadDeclarations } from '../../../src/registry.js';
 import { migrationsDir, projectRoot } from '../../../src/paths.js';
-import { isAuthenticated, isOwnerOrStaff, type Permission } from '../../../src/permissions.js';
+import { isAuthenticated, isOwnerOrStaff } from '../../../src/permissions.js';
 import { createTestClient, type TestClient } from '../../../src/testing/index.js';
-import type { AuthUser } from '../../../src/auth/accounts.js';
+import type { AuthUser } from '../../../src/types/auth.js';
+import type { ResourceDeclaration, Permission } from '../../../src/types/resource.js';
 
 /**
  * Custom actions and hooks declared on a throwaway copy of the Tag fixture:

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { actionTitles, resourceNames } from '../../../src/admin/names.js';
-import type { BoundResource } from '../../../src/registry.js';
+import type { BoundResource } from '../../../src/types/resource.js';
 
 /** A resource with no entry in the resources catalogue: its declared name is all there is. */
 function undeclared(name: string): BoundResource {

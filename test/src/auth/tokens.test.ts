@@ -3,9 +3,10 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import request from 'supertest';
 import { createApp } from '../../../src/app.js';
 import { AccessTokens } from '../../../src/auth/tokens.js';
-import { WITH_HIDDEN, type Row } from '../../../src/registry.js';
+import { WITH_HIDDEN } from '../../../src/registry.js';
 import { apiToken, useTestApp } from '../../helpers/app.js';
 import { manualClock } from '../../helpers/clock.js';
+import type { Row } from '../../../src/types/rows.js';
 
 const MINUTE = 60_000;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

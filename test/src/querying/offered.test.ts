@@ -3,10 +3,12 @@ import { DrfQueryDialect } from '../../../src/querying/drf.js';
 import { offeredQuery } from '../../../src/querying/declaration.js';
 import { SpatieQueryDialect } from '../../../src/querying/spatie.js';
 import { querySpec } from '../../../src/querying/spec.js';
-import { defineResource, field, type ListQuery, type SiteExposure } from '../../../src/resource.js';
+import { defineResource, field } from '../../../src/resource.js';
 import { parseTimestamp } from '../../../src/timestamps.js';
 import { translator } from '../../../src/i18n.js';
 import { useTestApp } from '../../helpers/app.js';
+import type { ListQuery } from '../../../src/types/declaration.js';
+import type { SiteExposure } from '../../../src/types/resource.js';
 
 /**
  * A site filters, searches and orders a list only by the fields it shows,

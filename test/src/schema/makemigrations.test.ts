@@ -6,13 +6,14 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrate, migrateTo } from '../../../src/db/migrator.js';
 import { MIGRATIONS_ENTRY } from '../../../src/paths.js';
-import { defineResource, field, type ResourceDeclaration } from '../../../src/resource.js';
+import { defineResource, field } from '../../../src/resource.js';
 import { declaredSchema } from '../../../src/schema/declared.js';
 import type { Rename } from '../../../src/schema/diff.js';
 import { introspectSchema } from '../../../src/schema/introspect.js';
 import { draftMigration, writeDraft, type MigrationDraft } from '../../../src/schema/makemigrations.js';
 import { sortedSchema } from '../../../src/schema/model.js';
 import { createTestDatabase, type TestDatabase } from '../../../src/testing/database.js';
+import type { ResourceDeclaration } from '../../../src/types/resource.js';
 
 /** A scratch application's declarations, one version per step of its life. */
 interface Version {

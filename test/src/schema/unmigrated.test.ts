@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { applicationAt, type ApplicationPaths } from '../../../src/paths.js';
 import { loadDeclarations } from '../../../src/registry.js';
-import { field, type ResourceDeclaration } from '../../../src/resource.js';
+import { field } from '../../../src/resource.js';
 import { unmigrated } from '../../../src/schema/unmigrated.js';
+import type { ResourceDeclaration } from '../../../src/types/resource.js';
 
 const project = await loadDeclarations();
 const main = applicationAt('.');

@@ -5,13 +5,14 @@ import comment from '../../../resources/comment.js';
 import user from '../../../resources/user.js';
 import { checkAbility, resourceAbility, storedAbilities } from '../../../src/auth/abilities.js';
 import { ApiError } from '../../../src/errors.js';
-import { WITH_HIDDEN, type Row } from '../../../src/registry.js';
+import { WITH_HIDDEN } from '../../../src/registry.js';
 import { defineResource, field } from '../../../src/resource.js';
 import { createTestClient, type TestClient } from '../../../src/testing/index.js';
 import { credentials, useTestApp, type TestApp } from '../../helpers/app.js';
 import { manualClock } from '../../helpers/clock.js';
 import { browserLogin } from '../../helpers/pages.js';
 import { recordingHandler } from '../../helpers/contract.js';
+import type { Row } from '../../../src/types/rows.js';
 
 const MISSING_ABILITY = { message: 'Invalid ability provided.' };
 const MINUTE = 60_000;
