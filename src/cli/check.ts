@@ -3,6 +3,9 @@
  * Django lists them, errors first; exit 1 when one is at or above
  * `--fail-level`. It needs no database.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { importApplicationModule } from '../application-code.js';
 import { applicationChecks, deploymentChecks, type CheckLevel, type CheckMessage } from '../checks.js';
 import { loadConfig } from '../config.js';
 import { checkDeclarations } from '../declaration-checks.js';
@@ -31,6 +34,32 @@ async function declarationChecks(appRoot: string): Promise<CheckMessage[]> {
   }
 }
 
+/** Each file of `dir` that could not be imported, or whose exports are not what `usable` wants: a mistake that would stop the start. */
+async function unloadable(dir: string, id: string, key: string, usable: (module: Record<string, unknown>) => boolean): Promise<CheckMessage[]> {
+  if (!existsSync(dir)) return [];
+  const files = readdirSync(dir).filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts')).sort();
+  const found: CheckMessage[] = [];
+  for (const name of files) {
+    const file = path.join(dir, name);
+    const shown = path.relative(process.cwd(), file) || file;
+    try {
+      const module = (await importApplicationModule(file)) as Record<string, unknown>;
+      if (!usable(module)) found.push({ id, level: 'error', key, params: { file: shown, message: '' } });
+    } catch (error) {
+      found.push({ id, level: 'error', key, params: { file: shown, message: (error as Error).message } });
+    }
+  }
+  return found;
+}
+
+/** Migrations and seeders that the start would fail to load, named by their files. */
+async function codeChecks(appRoot: string): Promise<CheckMessage[]> {
+  const application = applicationAt(appRoot);
+  const migration = (module: Record<string, unknown>): boolean => typeof module.up === 'function';
+  const seeder = (module: Record<string, unknown>): boolean => typeof (module.default as { run?: unknown } | undefined)?.run === 'function';
+  return [...(await unloadable(application.migrations, 'migrations.E002', 'unloadable_migration', migration)), ...(await unloadable(application.seeders, 'seeders.E001', 'unloadable_seeder', seeder))];
+}
+
 function section(t: Translate, heading: string, found: readonly CheckMessage[]): string[] {
   if (found.length === 0) return [];
   return [t(heading), ...found.map((message) => `(${message.id}) ${t(`check.messages.${message.key}`, message.params)}`), ''];
@@ -38,7 +67,7 @@ function section(t: Translate, heading: string, found: readonly CheckMessage[]):
 
 export async function runChecks(io: CliIO, t: Translate, options: CheckOptions): Promise<void> {
   const config = loadConfig(io.env);
-  const found = [...(await declarationChecks(config.appRoot)), ...(options.deploy ? deploymentChecks(config) : [])];
+  const found = [...(await declarationChecks(config.appRoot)), ...(await codeChecks(config.appRoot)), ...(options.deploy ? deploymentChecks(config) : [])];
   if (found.length === 0) return void io.stdout.write(`${t('check.none')}\n`);
   const errors = found.filter((message) => message.level === 'error');
   const warnings = found.filter((message) => message.level === 'warning');

@@ -105,6 +105,19 @@ describe('startresource', () => {
   });
 });
 
+describe('check, before anything is migrated', () => {
+  it('names each migration or seeder file the start could not load, and the mistake', async () => {
+    const project = path.join(scratch, 'broken');
+    expect((await cli(['startproject', 'broken', project], { env: {} })).status).toBe(0);
+    writeFileSync(path.join(project, 'resources', 'migrations', '0002_nothing.ts'), 'export const down = async () => undefined;\n');
+    writeFileSync(path.join(project, 'seeders', '0003_typo.ts'), "import { nothing } from './no-such-file.js';\nexport default nothing;\n");
+    const run = await cli(['check'], { env: env(project) });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/\(migrations\.E002\) \S*broken\/resources\/migrations\/0002_nothing\.ts cannot be loaded as a migration/);
+    expect(run.stderr).toMatch(/\(seeders\.E001\) \S*broken\/seeders\/0003_typo\.ts cannot be loaded as a seeder [^]*no-such-file/);
+  });
+});
+
 describe('an application with only resources/', () => {
   it('starts without seeders, locales or migrations of its own beyond its tables', async () => {
     const project = path.join(scratch, 'bare');
