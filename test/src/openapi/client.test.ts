@@ -63,6 +63,9 @@ export async function postTitles(api: ReturnType<typeof createApiClient>): Promi
 }
 `;
 
+/** Generating two clients and compiling them take seconds on an idle machine, several times that on a busy one. */
+const SLOW = 90_000;
+
 /** The typed client of the application at `app`, as `declarest client` writes it. */
 async function generate(client: TestClient): Promise<string> {
   return clientSource(openApiDocument(describedRoutes(siteMounts(client.services)), 'en'));
@@ -87,7 +90,7 @@ describe('the typed client generated from an application’s description', () =>
     writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
     mkdirSync(path.join(dir, 'node_modules'));
     symlinkSync(openapiFetchDir(), path.join(dir, 'node_modules', 'openapi-fetch'), 'dir');
-  });
+    }, SLOW);
   afterAll(async () => {
     await comments?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -109,7 +112,7 @@ describe('the typed client generated from an application’s description', () =>
       return `${where}${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
     });
     expect(problems).toEqual([]);
-  });
+    }, SLOW);
 
   test('makes requests to the running service: a comment created with a token, then read back by its key', async () => {
     const alice = await comments.createUser('alice');
