@@ -11,6 +11,7 @@ import { ApplicationError, createServices, type Services } from '../services.js'
 import { changePassword, CommandFailed, createAccount, type AccountOptions } from './accounts.js';
 import { cliLanguage, processIO, type CliIO } from './io.js';
 import { acceptContract, checkContract } from './contract.js';
+import { writeClient, type ClientOptions } from './client.js';
 import { FAIL_LEVELS, runChecks, type CheckOptions } from './check.js';
 import { makeMigrations, type MakeMigrationsOptions } from './migrations.js';
 import { dumpData, loadData } from './userdata.js';
@@ -138,6 +139,13 @@ function program(io: CliIO, t: Translate, run: (task: (services: Services) => Pr
         write(JSON.stringify(document, null, 2));
       }, false),
     );
+
+  root
+    .command('client')
+    .description("write the application's typed TypeScript client for API users: its OpenAPI description's types (openapi-typescript) and a createApiClient factory (openapi-fetch)")
+    .option('--out <file>', 'the file to write (overwritten); `-`: standard output, the default')
+    .addOption(new Option('--language <language>', 'language of the comments the types carry (default: en)').choices([...LANGUAGES]))
+    .action((options: ClientOptions) => run((services) => writeClient(services, io, t, options), false));
 
   root
     .command('prunetokens')
