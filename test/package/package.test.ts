@@ -81,7 +81,7 @@ describe('the package', () => {
         'src/templates/layout.eta',
         'src/static/browsable.css',
         'src/admin/ui/dashboard.jsx',
-        'locales/ja/common.json',
+        'src/locales/ja/common.json',
         'scripts/manage.mjs',
         'CHANGELOG.md',
       ]),
