@@ -8,7 +8,7 @@ import { adminAgent, submit, type Agent } from '../helpers/admin.js';
 import { schemaValidator } from '../helpers/contract.js';
 import { missingQueryIndexes } from '../../src/db/query-indexes.js';
 import { loadDeclarations } from '../../src/registry.js';
-import { frameworkLocalesDir, migrationsDir, projectRoot } from '../../src/paths.js';
+import { applicationAt, frameworkLocalesDir, migrationsDir, projectRoot } from '../../src/paths.js';
 
 /**
  * The proof that a new resource needs one file: `Tag` is declared in
@@ -95,7 +95,7 @@ describe('a resource declared in one file (test/fixtures/tag)', () => {
   });
 
   test("the resources catalogues, the framework's and the comment service's, have no entry for it in any language", () => {
-    const catalogues = [frameworkLocalesDir].flatMap((dir) => {
+    const catalogues = [frameworkLocalesDir, applicationAt('.').locales].flatMap((dir) => {
       const languages = readdirSync(dir);
       expect(languages).toEqual(expect.arrayContaining(['en', 'ja']));
       return languages.map((language) => JSON.parse(readFileSync(path.join(dir, language, 'resources.json'), 'utf8')) as Record<string, unknown>);

@@ -22,6 +22,13 @@ describe('messages', () => {
     for (const other of others) expect(other).toEqual(first);
   });
 
+  test('the framework’s catalogues name no application: the comment service and the blog say their own names', () => {
+    const named = LANGUAGES.flatMap((language) =>
+      namespaces.flatMap((namespace) => (/comment|コメント|blog|ブログ/i.test(JSON.stringify(catalogue(language, namespace))) ? [`${language}/${namespace}`] : [])),
+    );
+    expect(named).toEqual([]);
+  });
+
   test('every error of the catalogue has a message on the paginated site in both languages', () => {
     for (const language of LANGUAGES) {
       const t = translator(language, ['paginated', 'common']);
