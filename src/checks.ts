@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultAllowedHosts, SECRET_KEY_MIN_LENGTH, secretKeyIsWeak, servingProcesses, type Config } from './config.js';
 import { LANGUAGES } from './i18n.js';
-import { localesDir as frameworkLocalesDir, type ApplicationPaths } from './paths.js';
+import { frameworkLocalesDir, type ApplicationPaths } from './paths.js';
 import { unmigrated } from './schema/unmigrated.js';
 import type { ResourceDeclaration } from './types/resource.js';
 

@@ -70,7 +70,7 @@ export interface Rate {
   seconds: number;
 }
 
-/** What a setting takes, as a key of `config.expected` in `locales/<lang>/cli.json` and its slots. */
+/** What a setting takes, as a key of `config.expected` in `src/locales/<lang>/cli.json` and its slots. */
 export type ExpectedSetting =
   | 'boolean'
   | 'time_zone'
@@ -86,7 +86,7 @@ export type ExpectedSetting =
   | 'redis_url'
   | { key: 'integer_range'; min: number; max: number };
 
-/** A setting with a value that cannot be used; its messages are in `locales/<lang>/cli.json`. */
+/** A setting with a value that cannot be used; its messages are in `src/locales/<lang>/cli.json`. */
 export class ConfigError extends Error {
   /**
    * `hiddenLength`: the value is a secret, kept out of the error (its message

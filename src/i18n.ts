@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import i18next, { type i18n, type Resource } from 'i18next';
 import Negotiator from 'negotiator';
-import { localesDir } from './paths.js';
+import { frameworkLocalesDir } from './paths.js';
 
 export const LANGUAGES = ['ja', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -42,20 +42,20 @@ function readCatalogues(dirs: readonly string[]): Resource {
 }
 
 let instance: i18n | undefined;
-let catalogueDirs: readonly string[] = [localesDir];
+let catalogueDirs: readonly string[] = [frameworkLocalesDir];
 
 /**
  * Adds an application's own messages over the framework's (its resources'
  * labels, its hooks' refusals). A process serves one application.
  */
 export function useApplicationLocales(dir: string): void {
-  const dirs = dir === localesDir ? [localesDir] : [localesDir, dir];
+  const dirs = dir === frameworkLocalesDir ? [frameworkLocalesDir] : [frameworkLocalesDir, dir];
   if (dirs.join('\0') === catalogueDirs.join('\0')) return;
   catalogueDirs = dirs;
   instance = undefined;
 }
 
-/** The one i18next instance, loaded synchronously from `locales/` on first use. */
+/** The one i18next instance, loaded synchronously on first use: the framework's catalogues, the application's over them. */
 export function messages(): i18n {
   if (!instance) {
     instance = i18next.createInstance();

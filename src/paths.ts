@@ -21,8 +21,8 @@ export const projectRoot = findProjectRoot();
 /** Compiled code lives in dist/, next to which its own copies of resources/ etc. are emitted. */
 export const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The framework's messages, and the comment service's labels: every application reads them first. */
-export const localesDir = path.join(projectRoot, 'locales');
+/** The framework's own messages: every application reads them first, its own `locales/` over them. */
+export const frameworkLocalesDir = path.join(projectRoot, 'src', 'locales');
 /** The framework's package name (package.json), by which applications import its public entries. */
 export const packageName = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { name: string }).name;
 /** What a migration file imports the framework's schema operations from. */

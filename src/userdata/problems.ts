@@ -7,7 +7,7 @@ export interface Location {
   field?: string;
 }
 
-/** A problem with its message key (in `locales/<lang>/cli.json` or `common.json`) and where it is. */
+/** A problem with its message key (in `src/locales/<lang>/cli.json` or `common.json`) and where it is. */
 export interface LocatedProblem extends Location {
   key: string;
   params: MessageParams;

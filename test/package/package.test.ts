@@ -68,7 +68,7 @@ describe('the package', () => {
     expect(stdout).toContain('The public API is as public-api.md records it.');
   }, 60000);
 
-  it('packs the framework compiled, with its types, messages, templates and admin components, and none of the applications, tests or benchmarks', async () => {
+  it('packs the framework compiled, with its types, messages, templates and admin components, and none of the applications (nor the comment service’s messages), tests or benchmarks', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: projectRoot });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]?.files.map((file) => file.path) ?? [];
     expect(files).toEqual(
@@ -81,13 +81,13 @@ describe('the package', () => {
         'src/templates/layout.eta',
         'src/static/browsable.css',
         'src/admin/ui/dashboard.jsx',
-        'locales/ja/common.json',
+        'src/locales/ja/common.json',
         'scripts/manage.mjs',
         'templates/project/resources/note.ts',
         'templates/project/gitignore',
         'CHANGELOG.md',
       ]),
     );
-    expect(files.filter((file) => /^(dist\/)?(resources|seeders|examples|test|bench)\//.test(file) || file.endsWith('.map') || /^src\/.*\.ts$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /^(dist\/)?(resources|seeders|locales|examples|test|bench)\//.test(file) || file.endsWith('.map') || /^src\/.*\.ts$/.test(file))).toEqual([]);
   }, 60000);
 });

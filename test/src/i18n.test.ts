@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { ERRORS, FIELD_ERRORS } from '../../src/errors.js';
 import { chooseLanguage, LANGUAGES, translator } from '../../src/i18n.js';
-import { localesDir } from '../../src/paths.js';
+import { frameworkLocalesDir } from '../../src/paths.js';
 
 function keys(value: unknown, prefix = ''): string[] {
   if (typeof value !== 'object' || value === null) return [prefix];
@@ -11,15 +11,22 @@ function keys(value: unknown, prefix = ''): string[] {
 }
 
 function catalogue(language: string, namespace: string): unknown {
-  return JSON.parse(readFileSync(path.join(localesDir, language, `${namespace}.json`), 'utf8'));
+  return JSON.parse(readFileSync(path.join(frameworkLocalesDir, language, `${namespace}.json`), 'utf8'));
 }
 
 describe('messages', () => {
-  const namespaces = readdirSync(path.join(localesDir, 'en')).map((file) => path.basename(file, '.json'));
+  const namespaces = readdirSync(path.join(frameworkLocalesDir, 'en')).map((file) => path.basename(file, '.json'));
 
   test.each(namespaces)('the %s catalogue has the same keys in every language', (namespace) => {
     const [first, ...others] = LANGUAGES.map((language) => keys(catalogue(language, namespace)).sort());
     for (const other of others) expect(other).toEqual(first);
+  });
+
+  test('the framework’s catalogues name no application: the comment service and the blog say their own names', () => {
+    const named = LANGUAGES.flatMap((language) =>
+      namespaces.flatMap((namespace) => (/comment|コメント|blog|ブログ/i.test(JSON.stringify(catalogue(language, namespace))) ? [`${language}/${namespace}`] : [])),
+    );
+    expect(named).toEqual([]);
   });
 
   test('every error of the catalogue has a message on the paginated site in both languages', () => {
