@@ -4,40 +4,9 @@ import { Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { seedsDemoData } from '../config.js';
 import type { Services } from '../services.js';
-import { loadDataFiles, type FileReport } from '../userdata/load.js';
+import { loadDataFiles } from '../userdata/load.js';
+import type { Seeder, SeedResult } from './seeders.js';
 import { importApplicationModule } from '../application-code.js';
-
-/** An account a seeder made for people to try the service with; `npm start` prints them. */
-export interface DemoAccount {
-  username: string;
-  password: string;
-  role: 'superuser' | 'staff' | 'user';
-}
-
-export interface SeedResult {
-  accounts?: DemoAccount[];
-}
-
-/** What a seeder works with: everything it writes goes through `transaction`. */
-export interface SeedContext {
-  services: Services;
-  transaction: Transaction;
-  /** The path of a file of `seeders/data/`. */
-  dataFile(name: string): string;
-  /** `loaddata` of data files (users, their tokens, any resource's rows), inside the seeder's transaction. */
-  loadUsers(...files: string[]): Promise<FileReport[]>;
-}
-
-export interface Seeder {
-  /** Development data: never applied when NODE_ENV=production. */
-  development?: boolean;
-  run(context: SeedContext): Promise<SeedResult | void>;
-}
-
-/** The default export of a file of `seeders/`. */
-export function defineSeeder(seeder: Seeder): Seeder {
-  return seeder;
-}
 
 export interface SeedOutcome {
   applied: { name: string; result: SeedResult }[];
