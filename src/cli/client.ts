@@ -2,7 +2,8 @@
  * `declarest client`: the application's typed client (src/openapi/client.ts),
  * written to a file for the API users' code, or to standard output.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describedRoutes, siteMounts } from '../app.js';
 import type { Language, Translate } from '../i18n.js';
 import { clientSource } from '../openapi/client.js';
@@ -33,6 +34,8 @@ export async function writeClient(services: Services, io: CliIO, t: Translate, o
     return;
   }
   try {
+    // A folder of its own (client/api.ts) is made as it is written, as an output file's folder is by most generators.
+    mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, source);
   } catch (error) {
     throw new CommandFailed([t('client.failed', { file: out, message: (error as Error).message })]);

@@ -43,12 +43,13 @@ describe('startproject', () => {
         'locales/ja/resources.json',
         'seeders/0001_demo_accounts.ts',
         'test/notes.test.ts',
+        'test/api.test.ts',
       ]),
     );
     const manifest = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string>; scripts: Record<string, string> };
     const framework = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(manifest.name).toBe('notebook');
-    expect(manifest.dependencies).toEqual({ [packageName]: `^${framework.version}` });
+    expect(manifest.dependencies).toMatchObject({ [packageName]: `^${framework.version}` });
     expect(Object.keys(manifest.scripts)).toEqual(expect.arrayContaining(['start', 'test']));
     expect(readFileSync(path.join(project, 'README.md'), 'utf8')).toMatch(/^# Notebook\n/);
   });
@@ -74,6 +75,9 @@ describe('startproject', () => {
       expect(outcome.applied.map(({ name }) => name)).toEqual(['0001_demo_accounts', '0002_demo_notes']);
       expect(await client.services.registry.get('Note').model.count()).toBe(4);
       expect(await client.undocumentedAnswers()).toEqual([]);
+      // Its name, not the framework's or another application's, titles its pages, its admin and its API.
+      expect((await client.anonymous.get('/openapi.json').expect(200)).body).toMatchObject({ info: { title: 'Notebook' } });
+      expect((await client.anonymous.get('/api-auth/login/').set('Accept-Language', 'en')).text).toContain('Notebook');
     } finally {
       await client.close();
     }
