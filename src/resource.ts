@@ -10,6 +10,7 @@ import type { ResourceActions } from './actions/declaration.js';
 import type { ResourceHooks, Validator } from './hooks.js';
 import { assertRelations } from './relations/declaration.js';
 import { assertAbilities } from './auth/abilities.js';
+import type { ResourcePolicies } from './policy-types.js';
 
 // Field kinds and `field` are part of the language a declaration imports from here.
 export * from './fields.js';
@@ -96,8 +97,11 @@ export interface Wrap {
   list?: string;
 }
 
-/** How one site serves a resource. */
-export interface SiteExposure {
+/**
+ * How one site serves a resource. Its `authenticators`, `renderers` and
+ * `parsers` replace the resource's on this site (src/policy-types.ts).
+ */
+export interface SiteExposure extends ResourcePolicies {
   /** URL segment under the site's mount point, e.g. `invoices`. */
   path: string;
   actions: readonly ActionName[];
@@ -171,7 +175,12 @@ export interface AdminExposure {
   search?: readonly string[];
 }
 
-export interface ResourceDeclaration {
+/**
+ * A resource. Its `authenticators`, `renderers` and `parsers` (an
+ * application's own, src/policy-types.ts) serve its routes on every site, a
+ * list added after the site's, a function of the site's list replacing it.
+ */
+export interface ResourceDeclaration extends ResourcePolicies {
   /** Model name, singular, e.g. `Invoice`. Its lower-case form keys its labels in `locales/<lang>/resources.json`. */
   name: string;
   table: string;
