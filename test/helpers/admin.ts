@@ -11,7 +11,7 @@ export function adminCookie(res: Response): string | undefined {
 }
 
 /** Posts the admin's login form as its page does (multipart, like AdminJS's own form). */
-export async function adminLogin(t: Pick<TestApp, 'app'>, identifier: string, password: string, agent: Agent = request.agent(t.app)) {
+export async function adminLogin(t: Pick<TestApp, 'app'>, identifier: string, password: string, agent: Agent = request.agent(t.app)): Promise<{ agent: Agent; res: Response }> {
   const res = await agent.post('/admin/login').set('Accept-Language', 'en').field('email', identifier).field('password', password);
   return { agent, res };
 }
