@@ -12,6 +12,7 @@ import type { ApiError, ErrorCode } from './errors.js';
 import type { Language, Translate } from './i18n.js';
 import type { DescribedScheme, JsonSchema } from './openapi/types.js';
 import type { SitePagination } from './pagination/types.js';
+import type { Parser } from './parsers.js';
 import type { QueryDialect, QueryForm } from './querying/dialect.js';
 import type { FieldDescription, UniqueSetErrors } from './serializers.js';
 import type { RequestThrottle } from './throttling.js';
@@ -169,6 +170,8 @@ export interface Site {
   readonly throttle: RequestThrottle | null;
   /** In negotiation order; the first is the default. */
   readonly renderers: readonly Renderer[];
+  /** The media types request bodies may have, and how each is read (DRF's parser_classes); default: DEFAULT_PARSERS. */
+  readonly parsers?: readonly Parser[];
   /** The paginators the site speaks, and how its lists are paged when an exposure says nothing. */
   readonly pagination: SitePagination;
   /** How its clients ask a list for filters, a search, an order, fields and related rows. */

@@ -17,6 +17,8 @@ export const ERRORS = {
   token_header_spaces: { status: 401, key: 'errors.token_header_spaces' },
   token_header_encoding: { status: 401, key: 'errors.token_header_encoding' },
   invalid_token: { status: 401, key: 'errors.invalid_token' },
+  // An application's own authentication refusing what a request brought (DRF's AuthenticationFailed): `credentialsRefused()`.
+  credentials_refused: { status: 401, key: 'errors.credentials_refused' },
   user_inactive: { status: 401, key: 'errors.user_inactive' },
   login_failed: { status: 404, key: 'errors.login_failed' },
   permission_denied: { status: 403, key: 'errors.permission_denied' },
@@ -42,6 +44,8 @@ export const ERRORS = {
   invalid_host: { status: 400, key: 'errors.invalid_host' },
   parse_error_json: { status: 400, key: 'errors.parse_error_json' },
   parse_error_form: { status: 400, key: 'errors.parse_error_form' },
+  // An application's own parser refusing a body (DRF's ParseError): `parseError(detail)`.
+  parse_error: { status: 400, key: 'errors.parse_error' },
   payload_too_large: { status: 413, key: 'errors.payload_too_large' },
   unsupported_media_type: { status: 415, key: 'errors.unsupported_media_type' },
   validation_failed: { status: 400, key: 'errors.validation_failed' },

@@ -53,3 +53,17 @@ export { defineSeeder } from './db/seeders.js';
 export type { DemoAccount, SeedContext, Seeder, SeedResult } from './db/seeders.js';
 export { clock, monotonicClock, setClock } from './clock.js';
 export type { Clock } from './clock.js';
+export { credentialsRefused, parseError } from './policies.js';
+export type {
+  Authenticated,
+  Authenticator,
+  Parser,
+  ParserContext,
+  PolicyList,
+  RenderContext,
+  RenderedAnswer,
+  RenderedView,
+  Renderer,
+  ResourcePolicies,
+  UserDirectory,
+} from './policy-types.js';

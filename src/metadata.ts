@@ -1,5 +1,5 @@
 import type { RequestContext } from './contracts.js';
-import { PARSED_MEDIA_TYPES } from './parsers.js';
+import { parsedMediaTypes } from './parsers.js';
 
 /** What every OPTIONS answer starts with, as Django REST Framework's SimpleMetadata. */
 export function baseMetadata(ctx: RequestContext, name: string): Record<string, unknown> {
@@ -7,6 +7,6 @@ export function baseMetadata(ctx: RequestContext, name: string): Record<string, 
     name,
     description: '',
     renders: ctx.site.renderers.map((renderer) => renderer.mediaType),
-    parses: [...PARSED_MEDIA_TYPES],
+    parses: [...parsedMediaTypes(ctx.site.parsers)],
   };
 }

@@ -209,7 +209,10 @@ function parseMultipart(raw: Buffer, boundary: string | undefined): RequestData 
   return data;
 }
 
-const cache = new WeakMap<Request, Promise<unknown>>();
+/** Each request's data, by the parser that read it; and its bytes. */
+const cache = new WeakMap<Request, Map<Parser, Promise<unknown>>>();
+const raws = new WeakMap<Request, Promise<Buffer>>();
+const NO_BODY = new WeakMap<Request, Promise<unknown>>();
 
 interface BodyType {
   mediaType: string;
@@ -230,18 +233,79 @@ function bodyType(header: string | undefined): BodyType {
 
 const STRUCTURED_JSON = /^application\/[\w.!#$&^-]+\+json$/;
 
-async function parse(req: Request, limit: number): Promise<unknown> {
-  if (!typeis.hasBody(req)) return emptyData();
-  const { mediaType: named, charset, boundary } = bodyType(req.headers['content-type']);
-  const mediaType = STRUCTURED_JSON.test(named) ? 'application/json' : named;
-  if (!(PARSED_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
-    throw new ApiError('unsupported_media_type', { media_type: mediaType.slice(0, 100) });
-  }
-  const raw = await readRaw(req, limit, mediaType);
+/** What a parser is told of the body besides its bytes. */
+export interface ParserContext {
+  /** The media type it was chosen for (a `+json` type read as JSON: `application/json`). */
+  readonly mediaType: string;
+  /** The Content-Type's `charset`, if it named one. */
+  readonly charset?: string;
+  /** The Content-Type's `boundary`, if it named one (multipart). */
+  readonly boundary?: string;
+  readonly req: Request;
+}
+
+/**
+ * How a body of one media type becomes request data, as Django REST
+ * Framework's BaseParser. The framework reads the bytes first (the body
+ * limit, Content-Encoding, an empty body as no data); a body that does not
+ * read throws `parseError(detail)`, a 400 in the site's shape.
+ */
+export interface Parser {
+  /** The media type it reads, as Content-Type names it without parameters (DRF's `media_type`). */
+  readonly mediaType: string;
+  /** The data the serializer validates: an object of fields for the model actions. */
+  parse(body: Buffer, context: ParserContext): unknown;
+}
+
+/** `application/json`, as DRF's JSONParser: UTF-8, no prototype keys, no deeper than MAX_JSON_DEPTH. */
+export const jsonParser: Parser = {
+  mediaType: 'application/json',
+  parse: (body, { charset, mediaType }) => parseJson(decodeUtf8(body, charset, mediaType)),
+};
+
+/** An HTML form's urlencoded fields, as DRF's FormParser. */
+export const formParser: Parser = {
+  mediaType: 'application/x-www-form-urlencoded',
+  parse: (body, { charset, mediaType }) => parseUrlencoded(decodeUtf8(body, charset, mediaType)),
+};
+
+/** A multipart form's fields (no files), as DRF's MultiPartParser. */
+export const multipartParser: Parser = {
+  mediaType: 'multipart/form-data',
+  parse: (body, { boundary }) => parseMultipart(body, boundary),
+};
+
+/** Every site's parsers unless a resource says otherwise, in PARSED_MEDIA_TYPES' order. */
+export const DEFAULT_PARSERS: readonly Parser[] = [jsonParser, formParser, multipartParser];
+
+/** The media types `parsers` read, in their order (OPTIONS' `parses`, the API description's request bodies). */
+export function parsedMediaTypes(parsers: readonly Parser[] | undefined): readonly string[] {
+  return parsers ? parsers.map((parser) => parser.mediaType) : PARSED_MEDIA_TYPES;
+}
+
+/** The body's media type and the parser of `parsers` that reads it (a `+json` type is JSON unless a parser names it); undefined: no body. */
+function chosenParser(req: Request, parsers: readonly Parser[]): { parser: Parser | null; type: BodyType } | undefined {
+  if (!typeis.hasBody(req)) return undefined;
+  const type = bodyType(req.headers['content-type']);
+  const named = type.mediaType;
+  const mediaType = STRUCTURED_JSON.test(named) && !parsers.some((parser) => parser.mediaType === named) ? 'application/json' : named;
+  return { parser: parsers.find((parser) => parser.mediaType === mediaType) ?? null, type: { ...type, mediaType } };
+}
+
+async function parse(req: Request, limit: number, parser: Parser, { mediaType, charset, boundary }: BodyType): Promise<unknown> {
+  const raw = await rawBody(req, limit, mediaType);
   if (raw.length === 0) return emptyData();
-  if (mediaType === 'multipart/form-data') return parseMultipart(raw, boundary);
-  const text = decodeUtf8(raw, charset, mediaType);
-  return mediaType === 'application/json' ? parseJson(text) : parseUrlencoded(text);
+  return parser.parse(raw, { mediaType, ...(charset !== undefined ? { charset } : {}), ...(boundary !== undefined ? { boundary } : {}), req });
+}
+
+/** The body's bytes, read once: a second parser (a resource's own, after the CSRF check read the body) parses them again. */
+function rawBody(req: Request, limit: number, mediaType: string): Promise<Buffer> {
+  let raw = raws.get(req);
+  if (!raw) {
+    raw = readRaw(req, limit, mediaType);
+    raws.set(req, raw);
+  }
+  return raw;
 }
 
 /** A field of a parsed body, by its own key; undefined when absent or when the body is no object of fields. */
@@ -264,28 +328,49 @@ export interface ParseOptions {
    * as Django REST Framework's JSONParser, which names `application/json` only.
    */
   structuredJson?: boolean;
+  /** The parsers of the media types read (DRF's parser_classes); default: DEFAULT_PARSERS. */
+  parsers?: readonly Parser[];
 }
 
 /** The request's data if something has parsed it already; undefined, and nothing read, if not. */
 export function parsedRequestData(req: Request): Promise<unknown> | undefined {
-  return cache.get(req);
+  const parsed = cache.get(req);
+  return parsed ? parsed.values().next().value : NO_BODY.get(req);
 }
 
 /**
  * The request's data, parsed on first use only, so that a GET with an odd
  * Content-Type is never refused. JSON may be any value; the serializer
- * decides whether it fits.
+ * decides whether it fits. A media type no parser reads is 415, and reads
+ * nothing: a later reader with other parsers may still read it.
  */
 export function requestData(req: Request, limit: number, options: ParseOptions = {}): Promise<unknown> {
-  if (options.structuredJson === false && typeis.hasBody(req)) {
-    // Checked on every call: an earlier reader (CSRF, the method override) may have parsed the body already.
-    const { mediaType } = bodyType(req.headers['content-type']);
-    if (STRUCTURED_JSON.test(mediaType)) return Promise.reject(new ApiError('unsupported_media_type', { media_type: mediaType.slice(0, 100) }));
+  const parsers = options.parsers ?? DEFAULT_PARSERS;
+  const chosen = chosenParser(req, parsers);
+  if (!chosen) {
+    let none = NO_BODY.get(req);
+    if (!none) {
+      none = Promise.resolve(emptyData());
+      NO_BODY.set(req, none);
+    }
+    return none;
   }
-  let parsed = cache.get(req);
+  const { parser, type } = chosen;
+  // Checked on every call: an earlier reader (CSRF, the method override) may have parsed the body already.
+  const named = bodyType(req.headers['content-type']).mediaType;
+  if (options.structuredJson === false && named !== type.mediaType) {
+    return Promise.reject(new ApiError('unsupported_media_type', { media_type: named.slice(0, 100) }));
+  }
+  if (!parser) return Promise.reject(new ApiError('unsupported_media_type', { media_type: type.mediaType.slice(0, 100) }));
+  let byParser = cache.get(req);
+  if (!byParser) {
+    byParser = new Map();
+    cache.set(req, byParser);
+  }
+  let parsed = byParser.get(parser);
   if (!parsed) {
-    parsed = parse(req, limit);
-    cache.set(req, parsed);
+    parsed = parse(req, limit, parser, type);
+    byParser.set(parser, parsed);
   }
   return parsed;
 }

@@ -13,6 +13,7 @@ import type { ResourceRegistry } from './registry.js';
 import { endpointHandler, errorResponse, send, type Endpoint } from './views.js';
 import { ModelViewSet } from './viewsets.js';
 import { actionRoutes, pageActions } from './actions/endpoints.js';
+import { resourceSite, userDirectory } from './policies.js';
 
 /** The list and detail endpoints of a viewset, with the methods its actions allow. */
 export function viewsetEndpoints(viewset: ModelViewSet): { list: Endpoint; detail: Endpoint; current: Endpoint } {
@@ -63,8 +64,10 @@ const DETAIL_ACTIONS = new Set(['retrieve', 'update', 'partial_update', 'destroy
  */
 export function resourceRoutes(site: Site, registry: ResourceRegistry, bodyLimit: number): Route[] {
   const routes: Route[] = [];
+  const users = userDirectory(registry);
   for (const { resource, exposure } of registry.exposedOn(site.name)) {
-    const viewset = new ModelViewSet(site, resource, exposure, { bodyLimit, registry });
+    // The site with the resource's own authenticators, renderers and parsers, if it declares any (src/policies.ts).
+    const viewset = new ModelViewSet(resourceSite(site, resource.declaration, exposure, users), resource, exposure, { bodyLimit, registry });
     const { list, detail, current } = viewsetEndpoints(viewset);
     const path = `/${exposure.path}`;
     // Before the row's path: a list action's `/<path>/<action>` is no row id.

@@ -165,7 +165,8 @@ export function errorResponse(ctx: RequestContext, error: unknown, logger: Logge
  * negotiate, authenticate, check permissions, dispatch by method (405 if
  * none), and render the answer or the error with the site's renderer.
  */
-export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger): RequestHandler {
+export function endpointHandler(mounted: Site, endpoint: Endpoint, logger: Logger): RequestHandler {
+  const site = servingSite(mounted, endpoint);
   const allow = allowHeader(endpoint);
   // What a 405 message lists: the methods that do something here.
   const supported = allow.split(', ').filter((method) => method !== 'OPTIONS').join(', ');
@@ -203,6 +204,11 @@ export function endpointHandler(site: Site, endpoint: Endpoint, logger: Logger):
     const view = { name, parentName, allow, form, query, actions, version: response.version, formVersion: response.version ?? sentVersion, rowLink };
     await send(ctx, response, view, logger);
   };
+}
+
+/** The site whose policies serve an endpoint: its viewset's (with the resource's own authenticators, renderers, parsers), else the one it is mounted on. */
+export function servingSite(mounted: Site, endpoint: Endpoint): Site {
+  return endpoint.viewset?.site ?? mounted;
 }
 
 /** How a list's rows link to their pages, under the path the list was asked by (with or without its trailing slash). */

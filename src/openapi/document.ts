@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { SiteMount } from '../routers.js';
 import { translator, type Language, type Translate } from '../i18n.js';
 import { projectRoot } from '../paths.js';
-import { allowedMethods, type AnyMethod, type Method } from '../views.js';
+import { allowedMethods, servingSite, type AnyMethod, type Method } from '../views.js';
+import type { Site } from '../contracts.js';
 import { finishedExamples } from './examples.js';
 import { describeOperation, METADATA, operationId, requestBody } from './operations.js';
 import type { OpenApiDocument, Operation, PathItem, PlainRouteDocs, ResponseObject, SecurityScheme } from './types.js';
@@ -101,8 +102,13 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
     const texts = { t: translator(language, ['openapi', ...site.namespaces]), example: translator(language, site.namespaces) };
     const tag = t(`sites.${site.name}.title`);
     if (!document.tags.some((known) => known.name === tag)) document.tags.push({ name: tag, description: t(`sites.${site.name}.description`) });
-    for (const { described } of site.authenticators) schemes[described.name] = { ...described.scheme, description: t(`security.${described.name}`) };
+    const describeSchemes = (served: Site): void => {
+      for (const { described } of served.authenticators) schemes[described.name] ??= { ...described.scheme, description: t(`security.${described.name}`) };
+    };
+    describeSchemes(site);
     for (const { path: routePath, endpoint } of routes) {
+      // A resource's own authenticators (src/policies.ts), after the site's.
+      describeSchemes(servingSite(site, endpoint));
       const documented = describedPath(mountPath, routePath, site.docs.trailingSlash);
       const item: PathItem = (document.paths[documented] ??= {});
       for (const method of allowedMethods(endpoint).filter(described)) {

@@ -1,7 +1,7 @@
 import { ApiError, resourceLabel, ValidationError, type ErrorCode } from '../errors.js';
 import type { Translate } from '../i18n.js';
-import { PARSED_MEDIA_TYPES } from '../parsers.js';
-import { requiredAbility, type AnyMethod, type Endpoint, type Method } from '../views.js';
+import { PARSED_MEDIA_TYPES, parsedMediaTypes } from '../parsers.js';
+import { requiredAbility, servingSite, type AnyMethod, type Endpoint, type Method } from '../views.js';
 import type { Site } from '../contracts.js';
 import type { ModelViewSet } from '../viewsets.js';
 import type { Serializer } from '../serializers.js';
@@ -226,10 +226,11 @@ function errorResponses(
   return responses;
 }
 
-/** A body in each media type the parsers read: `schema` as JSON, `formSchema` as a form. */
-export function requestBody(schema: JsonSchema, formSchema: JsonSchema, required: boolean): Operation['requestBody'] {
+/** A body in each media type the parsers read: `schema` as JSON, `formSchema` as a form (the framework's form types), `schema` in any other. */
+export function requestBody(schema: JsonSchema, formSchema: JsonSchema, required: boolean, mediaTypes: readonly string[] = PARSED_MEDIA_TYPES): Operation['requestBody'] {
   const body: Record<string, MediaType> = {};
-  for (const type of PARSED_MEDIA_TYPES) body[type] = { schema: type === JSON_TYPE ? schema : formSchema };
+  const forms: readonly string[] = PARSED_MEDIA_TYPES.filter((type) => type !== JSON_TYPE);
+  for (const type of mediaTypes) body[type] = { schema: forms.includes(type) ? formSchema : schema };
   return { required, content: body };
 }
 
@@ -265,7 +266,9 @@ function describedAction(endpoint: Endpoint, method: Method, t: Translate): Desc
  * The operation of one method of an endpoint. HEAD and OPTIONS have none of
  * their own: the description says once how every path answers them.
  */
-export function describeOperation(place: OperationPlace, endpoint: Endpoint, method: Method, texts: SiteTexts): Operation {
+export function describeOperation(mounted: OperationPlace, endpoint: Endpoint, method: Method, texts: SiteTexts): Operation {
+  // A resource's own authenticators, renderers and parsers are its routes' (src/policies.ts).
+  const place = { ...mounted, site: servingSite(mounted.site, endpoint) };
   const { site } = place;
   const { t } = texts;
   const { viewset } = endpoint;
@@ -286,7 +289,7 @@ export function describeOperation(place: OperationPlace, endpoint: Endpoint, met
     const partial = method === 'PATCH';
     const form = described.formBody ?? (viewset ? inputSchema(viewset.serializer, { partial, form: true }) : described.requestBody);
     // An empty PATCH changes nothing but the update time, and is valid.
-    operation.requestBody = requestBody(described.requestBody, form, !partial);
+    operation.requestBody = requestBody(described.requestBody, form, !partial, parsedMediaTypes(site.parsers));
   }
   const { success } = described;
   const renders = new Set(site.renderers.map((renderer) => renderer.mediaType));

@@ -22,8 +22,14 @@ import type {
 } from './declaration.js';
 import type { RequestState } from './request.js';
 import type { RowModel, StoredRecord } from './rows.js';
+import type { ResourcePolicies } from '../policy-types.js';
 
-export interface ResourceDeclaration {
+/**
+ * A resource. Its `authenticators`, `renderers` and `parsers` (an application's own,
+ * src/policy-types.ts) serve its routes on every site, a list added after the
+ * site's, a function of the site's list replacing it.
+ */
+export interface ResourceDeclaration extends ResourcePolicies {
   /** Model name, singular, e.g. `Invoice`. Its lower-case form keys its labels in `locales/<lang>/resources.json`. */
   name: string;
   table: string;
@@ -60,8 +66,11 @@ export interface ResourceDeclaration {
   indexes?: Readonly<Record<string, { columns: readonly string[]; unique?: boolean }>>;
 }
 
-/** How one site serves a resource. */
-export interface SiteExposure {
+/**
+ * How one site serves a resource. Its `authenticators`, `renderers` and
+ * `parsers` replace the resource's on this site (src/policy-types.ts).
+ */
+export interface SiteExposure extends ResourcePolicies {
   /** URL segment under the site's mount point, e.g. `invoices`. */
   path: string;
   actions: readonly ActionName[];

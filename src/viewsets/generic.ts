@@ -191,6 +191,7 @@ export class GenericViewSet {
   }
 
   protected data(ctx: RequestContext): Promise<unknown> {
-    return requestData(ctx.req, this.options.bodyLimit, { structuredJson: this.site.structuredJson });
+    const { structuredJson, parsers } = this.site;
+    return requestData(ctx.req, this.options.bodyLimit, { structuredJson, ...(parsers ? { parsers } : {}) });
   }
 }

@@ -1,4 +1,6 @@
 import { clock, defineResource, field, type HookContext, isAuthenticated, isOwnerOrStaff, type ValidationContext } from 'declarest';
+import { apiKeyAuthentication } from '../policies/api-key.js';
+import { csvRenderer } from '../policies/csv.js';
 
 const EXCERPT_LENGTH = 40;
 
@@ -45,6 +47,10 @@ export default defineResource({
   ownerField: 'author_id',
   displayField: 'title',
   permissions: [isAuthenticated, isOwnerOrStaff],
+  // The blog's own policies, on both sites, after each site's own: scripts authenticate with an X-Api-Key,
+  // and lists also come as CSV (`?format=csv`, `Accept: text/csv`).
+  authenticators: [apiKeyAuthentication],
+  renderers: [csvRenderer],
   validate: publishable,
   hooks: {
     beforeCreate: publishing,
