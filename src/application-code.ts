@@ -9,8 +9,12 @@ import { pathToFileURL } from 'node:url';
 
 let typescriptLoader: Promise<unknown> | undefined;
 
-/** Jest compiles TypeScript itself; a second loader would compile it twice, or not at all. */
-const compiledByTestRunner = (): boolean => process.env.JEST_WORKER_ID !== undefined;
+/**
+ * Jest compiles TypeScript itself, and gives the modules it runs an
+ * `import.meta.jest`; a second loader would compile it twice, or not at all.
+ * (Not its worker's environment: a process a test starts inherits that.)
+ */
+const compiledByTestRunner = (): boolean => (import.meta as ImportMeta & { jest?: unknown }).jest !== undefined;
 
 /** The module at `file`, a source or compiled file of the application. */
 export async function importApplicationModule(file: string): Promise<unknown> {

@@ -138,7 +138,7 @@ function defineModel(sequelize: Sequelize, declaration: ResourceDeclaration, tim
   }) as RowModel;
 }
 
-/** Every resource declaration of a folder (one default export a file), and the default account and token models if it declares no account model. */
+/** Every resource declaration of a folder (one default export a file). */
 export async function loadDeclarations(dir: string = resourcesDir): Promise<ResourceDeclaration[]> {
   const files = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
@@ -151,7 +151,12 @@ export async function loadDeclarations(dir: string = resourcesDir): Promise<Reso
     if (!module.default?.fields) throw new Error(`${files[index]} has no default export made by defineResource()`);
     return [module.default];
   });
-  return withDefaultModels(declared);
+  return declared;
+}
+
+/** An application's declarations: those of its folder, and the default account and token models when it declares no account model. */
+export async function applicationDeclarations(dir: string): Promise<ResourceDeclaration[]> {
+  return withDefaultModels(await loadDeclarations(dir));
 }
 
 export class ResourceRegistry {

@@ -11,7 +11,7 @@ import { describeMissing, missingQueryIndexes } from './db/query-indexes.js';
 import { useApplicationLocales } from './i18n.js';
 import { createLogger, type Logger } from './logger.js';
 import { applicationAt, type ApplicationPaths } from './paths.js';
-import { loadDeclarations, ResourceRegistry } from './registry.js';
+import { applicationDeclarations, ResourceRegistry } from './registry.js';
 import { createThrottles, type Throttles } from './throttling.js';
 import type { ResourceDeclaration } from './types/resource.js';
 
@@ -68,7 +68,7 @@ export class ApplicationError extends Error {
 
 async function loadRegistry(sequelize: Sequelize, application: ApplicationPaths, declarations: readonly ResourceDeclaration[] | undefined): Promise<ResourceRegistry> {
   try {
-    return new ResourceRegistry(sequelize, declarations ?? (await loadDeclarations(application.resources)));
+    return new ResourceRegistry(sequelize, declarations ?? (await applicationDeclarations(application.resources)));
   } catch (error) {
     throw new ApplicationError((error as Error).message, { cause: error });
   }

@@ -11,7 +11,7 @@ import { loadConfig } from '../config.js';
 import { checkDeclarations } from '../declaration-checks.js';
 import type { Translate } from '../i18n.js';
 import { applicationAt } from '../paths.js';
-import { loadDeclarations } from '../registry.js';
+import { applicationDeclarations } from '../registry.js';
 import { CommandFailed } from './accounts.js';
 import type { CliIO } from './io.js';
 
@@ -25,7 +25,7 @@ export const FAIL_LEVELS: readonly CheckLevel[] = ['error', 'warning'];
 async function declarationChecks(appRoot: string): Promise<CheckMessage[]> {
   const application = applicationAt(appRoot);
   try {
-    const declarations = await loadDeclarations(application.resources);
+    const declarations = await applicationDeclarations(application.resources);
     checkDeclarations(declarations);
     return applicationChecks(application, declarations);
   } catch (error) {

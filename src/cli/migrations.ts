@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.js';
 import type { Translate } from '../i18n.js';
 import { applicationAt, MIGRATIONS_ENTRY } from '../paths.js';
-import { loadDeclarations } from '../registry.js';
+import { applicationDeclarations } from '../registry.js';
 import { parseRename, possibleRenames, type Finding, type Rename } from '../schema/diff.js';
 import { draftMigration, migratedSchema, writeDraft, type DraftOptions, type MigrationDraft } from '../schema/makemigrations.js';
 import { declaredSchema } from '../schema/declared.js';
@@ -78,7 +78,7 @@ function report(t: Translate, draft: MigrationDraft): { lines: string[]; warning
 export async function makeMigrations(io: CliIO, t: Translate, options: MakeMigrationsOptions): Promise<void> {
   const write = (lines: readonly string[], stream = io.stdout): void => void (lines.length > 0 && stream.write(`${lines.join('\n')}\n`));
   const application = applicationAt(loadConfig(io.env).appRoot);
-  const declarations = await loadDeclarations(application.resources);
+  const declarations = await applicationDeclarations(application.resources);
   const renames = givenRenames(t, options.rename ?? []);
   // Read once for the renames and the draft: without a snapshot it means running every migration.
   const migrated = await migratedSchema(application.migrationSources, application.migrations);

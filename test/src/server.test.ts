@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { applicationAt, projectRoot } from '../../src/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -159,21 +160,18 @@ describe('npm start on an empty development database', () => {
 });
 
 describe('npm start on an application with a problem the system checks find', () => {
+  // An application folder of its own, outside this checkout: the built server loads its JavaScript as it is.
   const root = mkdtempSync(path.join(os.tmpdir(), 'comments-checked-'));
   const application = applicationAt(root);
-  // The built server loads an application's compiled declarations from where the build puts them, under dist/.
-  const compiled = path.join(projectRoot, 'dist', path.relative(projectRoot, root), 'resources');
   let database: TestDatabase;
-  // The first folder made for the compiled code (outside root when root is outside the checkout): removed afterwards.
-  let madeForCompiled: string | undefined;
 
   beforeAll(async () => {
     mkdirSync(application.migrationSources, { recursive: true });
-    madeForCompiled = mkdirSync(compiled, { recursive: true });
-    const framework = path.relative(compiled, path.join(projectRoot, 'dist', 'src', 'resource.js'));
-    // A declaration no migration makes: `manage check` says migrations.E001.
+    // The framework this server runs, by its path: the folder has no node_modules to find `declarest` in.
+    const framework = pathToFileURL(path.join(projectRoot, 'dist', 'src', 'index.js')).href;
+    // A declaration no migration makes: `manage check` says migrations.E001. No account model: the framework's own serve.
     writeFileSync(
-      path.join(compiled, 'note.js'),
+      path.join(application.resources, 'note.js'),
       `import { defineResource, field } from '${framework}';
 export default defineResource({
   name: 'Note',
@@ -187,19 +185,22 @@ export default defineResource({
   });
   afterAll(async () => {
     rmSync(root, { recursive: true, force: true });
-    if (madeForCompiled) rmSync(madeForCompiled, { recursive: true, force: true });
     await database.drop();
   });
 
-  test('declaring no user model stops the start saying the application is wrong, not the database', async () => {
-    const refused = await refusedStart({ ...PRODUCTION_ENV, APP_ROOT: root, DATABASE_URL: database.url });
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/^Error: the application in .*comments-checked-\w+ \(APP_ROOT\) could not be loaded: Exactly one resource must declare userModel, found 0/);
+  test('a declaration file with no declaration in it stops the start saying the application is wrong, naming the file, not the database', async () => {
+    const broken = path.join(application.resources, 'broken.js');
+    writeFileSync(broken, 'export const nothing = 1;\n');
+    try {
+      const refused = await refusedStart({ ...PRODUCTION_ENV, APP_ROOT: root, DATABASE_URL: database.url });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(/^Error: the application in .*comments-checked-\w+ \(APP_ROOT\) could not be loaded: \S*broken\.js has no default export made by defineResource\(\)/);
+    } finally {
+      rmSync(broken);
+    }
   });
 
   test('serves, and logs what the checks found as warnings that name the command, once each', async () => {
-    // The accounts of this checkout's application, whose table no migration of this one makes either.
-    writeFileSync(path.join(compiled, 'user.js'), `export { default } from '${path.relative(compiled, path.join(projectRoot, 'dist', 'resources', 'user.js'))}';\n`);
     const started = await startServerProcess({ ...PRODUCTION_ENV, APP_ROOT: root, DATABASE_URL: database.url });
     const page = await fetch(new URL('api-auth/login/', started.url));
     expect(page.status).toBe(200);
