@@ -63,6 +63,33 @@ describe('the package', () => {
     expect(JSON.parse(stdout)).toEqual(['function', 'function', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
   });
 
+  it('depends at run time on every package its code imports, none of them a devDependency an install leaves out', () => {
+    const { dependencies = {}, peerDependencies = {} } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const sources: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (/\.tsx?$/.test(entry.name)) sources.push(full);
+      }
+    };
+    walk(path.join(projectRoot, 'src'));
+    const imported = new Set<string>();
+    for (const file of sources) {
+      // Type-only imports leave no trace in the compiled code.
+      const code = readFileSync(file, 'utf8').replace(/^import type [^;]+;$/gm, '');
+      for (const [, specifier = ''] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)'([^'.][^']*)'/g)) {
+        // A package name (npm's rules), not a string that happens to follow `from` in a template or a message.
+        if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]+)?$/.test(specifier)) continue;
+        if (specifier.startsWith('node:') || specifier === packageName || specifier.startsWith(`${packageName}/`)) continue;
+        const parts = specifier.split('/');
+        imported.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier));
+      }
+    }
+    expect(imported.size).toBeGreaterThan(20);
+    expect([...imported].filter((name) => !(name in dependencies) && !(name in peerDependencies)).sort()).toEqual([]);
+  });
+
   it('exports exactly the surface public-api.md records', async () => {
     const { stdout } = await run(process.execPath, [path.join(projectRoot, 'scripts', 'public-api.mjs'), '--check'], { cwd: projectRoot });
     expect(stdout).toContain('The public API is as public-api.md records it.');
