@@ -10,7 +10,9 @@
  *   await client.close();
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApp, type App } from '../app.js';
 import { FORCED_AUTHENTICATION } from '../authentication.js';
@@ -66,6 +68,11 @@ export interface TestClient {
   responses: RecordedResponse[];
   /** What in those answers the application's own /openapi.json does not document (none, for a sound application). */
   undocumentedAnswers(): Promise<string[]>;
+  /**
+   * The application on a port of this machine, for a client that speaks HTTP
+   * (a typed API client, fetch): its base URL. `close` stops it too.
+   */
+  serve(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -124,6 +131,7 @@ export async function createTestClient(options: TestClientOptions = {}): Promise
     if (acting) Object.assign(req, { [FORCED_AUTHENTICATION]: acting });
     app(req as Parameters<App>[0], res as Parameters<App>[1]);
   }, responses);
+  const servers: Server[] = [];
   return {
     app,
     services,
@@ -147,7 +155,18 @@ export async function createTestClient(options: TestClientOptions = {}): Promise
       const description = (await request(app).get('/openapi.json')).body as Parameters<typeof contractProblems>[0];
       return contractProblems(description, responses);
     },
+    async serve() {
+      const server = createServer(handler);
+      servers.push(server);
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
     async close() {
+      for (const server of servers) {
+        server.closeAllConnections();
+        server.close();
+      }
       await services.close();
       await database.drop();
     },

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createTestClient, type TestClient } from 'declarest/testing';
 // Written by `npm run client` (npm test runs it first) from the application's OpenAPI description.
@@ -9,17 +6,12 @@ import { createApiClient } from '../client/api.js';
 
 // The application served on a port of this machine, for a client that speaks HTTP.
 let client: TestClient;
-let server: Server;
 let baseUrl = '';
 before(async () => {
   client = await createTestClient();
-  server = client.app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = await client.serve();
 });
 after(async () => {
-  server.closeAllConnections();
-  server.close();
   await client.close();
 });
 

@@ -133,6 +133,9 @@ describe('an application with only resources/', () => {
       expect((await seed(client.services)).applied).toEqual([]);
       const alice = await client.createUser('alice');
       await client.actingAs(alice).get('/notes/').expect(200);
+      // Served on a port for clients that speak HTTP themselves, and stopped with the client.
+      const url = await client.serve();
+      expect((await fetch(new URL('/notes/', url), { headers: { accept: 'application/json' } })).status).toBe(401);
     } finally {
       await client.close();
     }
