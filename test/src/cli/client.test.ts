@@ -61,12 +61,20 @@ describe('npx declarest client', () => {
   }, RUNS_TIMEOUT);
 
   test('says why it cannot write the file, in the CLI language, and exits 1', async () => {
-    const out = path.join(dir, 'missing', 'client.ts');
+    // Its folder would have to be where a file is.
+    writeFileSync(path.join(dir, 'a-file'), '');
+    const out = path.join(dir, 'a-file', 'client.ts');
     const run = await client(['--out', out]);
     expect(run).toMatchObject({ status: 1, stdout: '' });
-    expect(run.stderr).toMatch(new RegExp(`^Error: cannot write ${out}: ENOENT`));
+    expect(run.stderr).toMatch(new RegExp(`^Error: cannot write ${out}: E(EXIST|NOTDIR)`));
     const ja = await client(['--out', out], { LANG: 'ja_JP.UTF-8' });
-    expect(ja.stderr).toMatch(new RegExp(`^エラー: ${out} に書き出せません: ENOENT`));
+    expect(ja.stderr).toMatch(new RegExp(`^エラー: ${out} に書き出せません: E(EXIST|NOTDIR)`));
+  }, RUNS_TIMEOUT);
+
+  test('makes the folder the file goes in', async () => {
+    const out = path.join(dir, 'client', 'api.ts');
+    expect(await client(['--out', out])).toMatchObject({ status: 0, stderr: '' });
+    expect(readFileSync(out, 'utf8')).toContain('export function createApiClient');
   }, RUNS_TIMEOUT);
 
   test('refuses an unknown option or language, and writes nothing', async () => {
