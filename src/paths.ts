@@ -23,8 +23,11 @@ export const codeRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /** The framework's own messages: every application reads them first, its own `locales/` over them. */
 export const frameworkLocalesDir = path.join(projectRoot, 'src', 'locales');
+const manifest = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { name: string; version: string };
 /** The framework's package name (package.json), by which applications import its public entries. */
-export const packageName = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { name: string }).name;
+export const packageName = manifest.name;
+/** The framework's version, which a new project depends on and the API description states. */
+export const frameworkVersion = manifest.version;
 /** What a migration file imports the framework's schema operations from. */
 export const MIGRATIONS_ENTRY = `${packageName}/migrations`;
 export const templatesDir = path.join(projectRoot, 'src', 'templates');

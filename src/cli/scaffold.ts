@@ -6,7 +6,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Translate } from '../i18n.js';
-import { packageName, projectRoot } from '../paths.js';
+import { frameworkVersion, packageName, projectRoot } from '../paths.js';
 import { CommandFailed } from './accounts.js';
 import type { CliIO } from './io.js';
 
@@ -17,10 +17,6 @@ const RENAMED = { gitignore: '.gitignore' } as const;
 const PROJECT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,213}$/;
 /** A resource's name, as a model's: `Note`, `BlogPost`. */
 const RESOURCE_NAME = /^[A-Z][A-Za-z0-9]{0,63}$/;
-
-function frameworkVersion(): string {
-  return (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
-}
 
 /** Every file under `dir`, relative to it. */
 function filesUnder(dir: string, prefix = ''): string[] {
@@ -40,7 +36,7 @@ export function startProject(io: CliIO, t: Translate, name: string, dir?: string
   for (const [kept, real] of Object.entries(RENAMED)) {
     if (existsSync(path.join(target, kept))) renameSync(path.join(target, kept), path.join(target, real));
   }
-  const words: Record<string, string> = { __PACKAGE__: name.toLowerCase(), __TITLE__: name, __DECLAREST__: `^${frameworkVersion()}` };
+  const words: Record<string, string> = { __PACKAGE__: name.toLowerCase(), __TITLE__: name, __DECLAREST__: `^${frameworkVersion}` };
   for (const file of filesUnder(target).filter((file) => /\.(json|md|ts)$/.test(file))) {
     const full = path.join(target, file);
     const text = readFileSync(full, 'utf8');

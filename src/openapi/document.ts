@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { SiteMount } from '../routers.js';
 import { translator, type Language, type Translate } from '../i18n.js';
-import { projectRoot } from '../paths.js';
+import { frameworkVersion } from '../paths.js';
 import { allowedMethods, servingSite, type AnyMethod, type Method } from '../views.js';
 import type { Site } from '../contracts.js';
 import { finishedExamples } from './examples.js';
@@ -15,7 +13,6 @@ export interface DescriptionSources {
   plainRoutes: readonly PlainRouteDocs[];
 }
 
-const version = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 type OperationKey = Exclude<keyof PathItem, 'parameters' | '$ref' | 'description'>;
 
@@ -85,7 +82,7 @@ export function openApiDocument({ mounts, plainRoutes }: DescriptionSources, lan
   const t = translator(language, ['openapi', 'common']);
   const document: OpenApiDocument = {
     openapi: '3.1.0',
-    info: { title: t('info.title'), version, description: `${t('info.description')}\n\n${t('info.conventions', { metadata: METADATA_SCHEMA })}` },
+    info: { title: t('info.title'), version: frameworkVersion, description: `${t('info.description')}\n\n${t('info.conventions', { metadata: METADATA_SCHEMA })}` },
     tags: [],
     paths: {},
     components: { securitySchemes: {}, schemas: { [METADATA_SCHEMA]: METADATA } },
