@@ -3,9 +3,9 @@
  * Django lists them, errors first; exit 1 when one is at or above
  * `--fail-level`. It needs no database.
  */
-import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { importApplicationModule } from '../application-code.js';
+import { migrationFiles } from '../db/migration-files.js';
 import { applicationChecks, deploymentChecks, type CheckLevel, type CheckMessage } from '../checks.js';
 import { loadConfig } from '../config.js';
 import { checkDeclarations } from '../declaration-checks.js';
@@ -36,10 +36,9 @@ async function declarationChecks(appRoot: string): Promise<CheckMessage[]> {
 
 /** Each file of `dir` that could not be imported, or whose exports are not what `usable` wants: a mistake that would stop the start. */
 async function unloadable(dir: string, id: string, key: string, usable: (module: Record<string, unknown>) => boolean): Promise<CheckMessage[]> {
-  if (!existsSync(dir)) return [];
-  const files = readdirSync(dir).filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts')).sort();
   const found: CheckMessage[] = [];
-  for (const name of files) {
+  // Seeders' files are named and listed as migrations' are.
+  for (const name of migrationFiles(dir)) {
     const file = path.join(dir, name);
     const shown = path.relative(process.cwd(), file) || file;
     try {
